@@ -1,0 +1,226 @@
+package io.github.once;
+
+import io.github.once.spi.ClaimRequest;
+import io.github.once.spi.ClaimResult;
+import io.github.once.spi.IdempotencyStore;
+import io.github.once.spi.Lease;
+import io.github.once.spi.PurgeableStore;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Iterator;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Records in this process's memory: for tests, demos and single-process consumers whose duplicates only come
+ * from the broker. Everything is lost with the process. Claims are atomic per key ({@link ConcurrentHashMap#compute}).
+ * The store holds at most {@code maxRecords}; when full it first drops records past their expiry, and if that
+ * frees nothing it refuses new keys with {@link StoreFullException}. It never forgets a record inside its
+ * retention to make room.
+ */
+public final class InMemoryIdempotencyStore implements IdempotencyStore, PurgeableStore {
+
+    private final ConcurrentHashMap<IdempotencyKey, IdempotencyRecord> records = new ConcurrentHashMap<>();
+    private final AtomicInteger size = new AtomicInteger();
+    private final int maxRecords;
+    private final Clock clock;
+
+    private InMemoryIdempotencyStore(Builder b) {
+        this.maxRecords = b.maxRecords;
+        this.clock = b.clock;
+    }
+
+    public static InMemoryIdempotencyStore create() {
+        return builder().build();
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    @Override
+    public ClaimResult claim(ClaimRequest request) {
+        try {
+            return tryClaim(request);
+        } catch (StoreFullException full) {
+            // Purge outside compute(): a remapping function must not touch other keys of the map.
+            if (purgeExpired(Integer.MAX_VALUE) == 0) {
+                throw full;
+            }
+            return tryClaim(request);
+        }
+    }
+
+    private ClaimResult tryClaim(ClaimRequest request) {
+        ClaimResult[] answer = new ClaimResult[1];
+        records.compute(request.key(), (key, existing) -> {
+            Instant now = clock.instant();
+            if (existing != null && !existing.expiresAt().isAfter(now)) {
+                existing = null; // past retention: as if absent
+                size.decrementAndGet();
+            }
+            if (existing == null) {
+                reserveSlot();
+                return acquire(request, now, 0, answer);
+            }
+            boolean live = existing.state() == RecordState.COMPLETED || existing.leaseUntil().isAfter(now);
+            if (live && conflicts(existing.fingerprint(), request.fingerprint())) {
+                answer[0] = new ClaimResult.Conflict(existing);
+                return existing;
+            }
+            if (existing.state() == RecordState.COMPLETED) {
+                answer[0] = new ClaimResult.Duplicate(existing);
+                return existing;
+            }
+            if (live) {
+                answer[0] = new ClaimResult.Busy(existing.leaseUntil());
+                return existing;
+            }
+            return acquire(request, now, existing.token(), answer);
+        });
+        return answer[0];
+    }
+
+    private IdempotencyRecord acquire(ClaimRequest request, Instant now, long previousToken, ClaimResult[] answer) {
+        long token = Math.max(previousToken + 1, micros(now));
+        Instant leaseUntil = now.plus(request.leaseDuration());
+        Lease lease = new Lease(request.key(), token, leaseUntil);
+        answer[0] = new ClaimResult.Acquired(lease);
+        return new IdempotencyRecord(request.key(), RecordState.IN_PROGRESS, token, leaseUntil, request.fingerprint(),
+                null, later(leaseUntil, now.plus(request.retention())));
+    }
+
+    private void reserveSlot() {
+        if (size.incrementAndGet() > maxRecords) {
+            size.decrementAndGet();
+            throw new StoreFullException("in-memory store is full (" + maxRecords
+                    + " records inside their retention); raise maxRecords or use a persistent store");
+        }
+    }
+
+    private static boolean conflicts(String stored, String offered) {
+        return stored != null && offered != null && !stored.equals(offered);
+    }
+
+    @Override
+    public boolean complete(Lease lease, byte[] result, Duration retention) {
+        Objects.requireNonNull(retention, "retention");
+        boolean[] done = new boolean[1];
+        records.computeIfPresent(lease.key(), (key, existing) -> {
+            if (!owns(existing, lease)) {
+                return existing;
+            }
+            done[0] = true;
+            Instant now = clock.instant();
+            return new IdempotencyRecord(key, RecordState.COMPLETED, existing.token(), now, existing.fingerprint(),
+                    result, now.plus(retention));
+        });
+        return done[0];
+    }
+
+    @Override
+    public boolean release(Lease lease) {
+        boolean[] done = new boolean[1];
+        records.computeIfPresent(lease.key(), (key, existing) -> {
+            if (!owns(existing, lease)) {
+                return existing;
+            }
+            done[0] = true;
+            // Keep the record with a lapsed lease so the fencing counter survives.
+            return new IdempotencyRecord(key, RecordState.IN_PROGRESS, existing.token(), clock.instant(),
+                    existing.fingerprint(), null, existing.expiresAt());
+        });
+        return done[0];
+    }
+
+    @Override
+    public Optional<Lease> renew(Lease lease, Duration leaseDuration) {
+        Lease[] renewed = new Lease[1];
+        records.computeIfPresent(lease.key(), (key, existing) -> {
+            if (!owns(existing, lease)) {
+                return existing;
+            }
+            Instant now = clock.instant();
+            Instant until = now.plus(leaseDuration);
+            renewed[0] = new Lease(key, existing.token(), until);
+            return new IdempotencyRecord(key, RecordState.IN_PROGRESS, existing.token(), until, existing.fingerprint(),
+                    null, later(existing.expiresAt(), until));
+        });
+        return Optional.ofNullable(renewed[0]);
+    }
+
+    /** The current owner: in progress, same token, lease not lapsed. */
+    private boolean owns(IdempotencyRecord existing, Lease lease) {
+        return existing.state() == RecordState.IN_PROGRESS
+                && existing.token() == lease.token()
+                && existing.leaseUntil().isAfter(clock.instant());
+    }
+
+    @Override
+    public Optional<IdempotencyRecord> find(IdempotencyKey key) {
+        IdempotencyRecord found = records.get(key);
+        return found == null || !found.expiresAt().isAfter(clock.instant()) ? Optional.empty() : Optional.of(found);
+    }
+
+    @Override
+    public int purgeExpired(int maxRecords) {
+        if (maxRecords <= 0) {
+            throw new IllegalArgumentException("maxRecords must be positive, but was " + maxRecords);
+        }
+        Instant now = clock.instant();
+        int purged = 0;
+        Iterator<Map.Entry<IdempotencyKey, IdempotencyRecord>> it = records.entrySet().iterator();
+        while (it.hasNext() && purged < maxRecords) {
+            Map.Entry<IdempotencyKey, IdempotencyRecord> e = it.next();
+            if (!e.getValue().expiresAt().isAfter(now) && records.remove(e.getKey(), e.getValue())) {
+                size.decrementAndGet();
+                purged++;
+            }
+        }
+        return purged;
+    }
+
+    /** Records held, including expired ones not yet purged. */
+    public int size() {
+        return size.get();
+    }
+
+    private static long micros(Instant t) {
+        return t.getEpochSecond() * 1_000_000L + t.getNano() / 1_000;
+    }
+
+    private static Instant later(Instant a, Instant b) {
+        return a.isAfter(b) ? a : b;
+    }
+
+    public static final class Builder {
+        private int maxRecords = 1_000_000;
+        private Clock clock = Clock.systemUTC();
+
+        private Builder() {
+        }
+
+        /** The most records held at once (default 1,000,000). */
+        public Builder maxRecords(int maxRecords) {
+            if (maxRecords <= 0) {
+                throw new IllegalArgumentException("maxRecords must be positive, but was " + maxRecords);
+            }
+            this.maxRecords = maxRecords;
+            return this;
+        }
+
+        public Builder clock(Clock clock) {
+            this.clock = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        public InMemoryIdempotencyStore build() {
+            return new InMemoryIdempotencyStore(this);
+        }
+    }
+}

@@ -1,0 +1,65 @@
+package io.github.once;
+
+import io.github.once.spi.Lease;
+
+import java.time.Instant;
+import java.util.Objects;
+
+/** What happened to one execution. Each case tells the caller exactly what to do with the message. */
+public sealed interface Outcome<T> {
+
+    IdempotencyKey key();
+
+    /** The handler ran and its completion was recorded. Acknowledge. */
+    record Processed<T>(IdempotencyKey key, T result, long token) implements Outcome<T> {
+        public Processed {
+            Objects.requireNonNull(key, "key");
+        }
+    }
+
+    /** The work was done before; the handler did not run. Acknowledge (and re-send a stored reply if any). */
+    record Duplicate<T>(IdempotencyKey key, T result, IdempotencyRecord record) implements Outcome<T> {
+        public Duplicate {
+            Objects.requireNonNull(key, "key");
+            Objects.requireNonNull(record, "record");
+        }
+    }
+
+    /** Another consumer holds a live lease. Retry later; this is not a failed attempt. */
+    record Busy<T>(IdempotencyKey key, Instant leaseUntil) implements Outcome<T> {
+        public Busy {
+            Objects.requireNonNull(key, "key");
+            Objects.requireNonNull(leaseUntil, "leaseUntil");
+        }
+    }
+
+    /** The key is known with another payload: the id was reused. Dead-letter; do not retry. */
+    record Conflict<T>(IdempotencyKey key, IdempotencyRecord record) implements Outcome<T> {
+        public Conflict {
+            Objects.requireNonNull(key, "key");
+            Objects.requireNonNull(record, "record");
+        }
+    }
+
+    /**
+     * The handler threw. The claim was released (or, if the store could not be reached, will lapse with its
+     * lease), so a redelivery can retry.
+     */
+    record Failed<T>(IdempotencyKey key, Throwable cause) implements Outcome<T> {
+        public Failed {
+            Objects.requireNonNull(key, "key");
+            Objects.requireNonNull(cause, "cause");
+        }
+    }
+
+    /**
+     * The lease was taken over while the handler ran: another owner holds a greater token and this completion
+     * was refused. The handler's effect may have happened; the stale result was not recorded.
+     */
+    record LeaseLost<T>(IdempotencyKey key, Lease lostLease) implements Outcome<T> {
+        public LeaseLost {
+            Objects.requireNonNull(key, "key");
+            Objects.requireNonNull(lostLease, "lostLease");
+        }
+    }
+}

@@ -1,0 +1,39 @@
+package io.github.once.internal;
+
+import io.github.once.OnceListener;
+import io.github.once.Outcome;
+import io.github.once.StoreOperation;
+
+import java.time.Duration;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/** Shields executors from a listener that throws: metrics must never change what happens to a message. */
+public final class SafeListener implements OnceListener {
+    private static final Logger log = LoggerFactory.getLogger(SafeListener.class);
+
+    private final OnceListener delegate;
+
+    public SafeListener(OnceListener delegate) {
+        this.delegate = delegate;
+    }
+
+    @Override
+    public void onOutcome(Outcome<?> outcome, Duration elapsed) {
+        try {
+            delegate.onOutcome(outcome, elapsed);
+        } catch (RuntimeException e) {
+            log.warn("Listener failed on an outcome; ignored", e);
+        }
+    }
+
+    @Override
+    public void onStoreCall(StoreOperation operation, int keys, Duration elapsed, Throwable failure) {
+        try {
+            delegate.onStoreCall(operation, keys, elapsed, failure);
+        } catch (RuntimeException e) {
+            log.warn("Listener failed on a store call; ignored", e);
+        }
+    }
+}

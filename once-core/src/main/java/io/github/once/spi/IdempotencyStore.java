@@ -1,0 +1,74 @@
+package io.github.once.spi;
+
+import io.github.once.IdempotencyKey;
+import io.github.once.IdempotencyRecord;
+import io.github.once.StoreUnavailableException;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * Where records live. A store implements single steps; the algorithm around a handler (claim, renew, complete
+ * or release) lives once, in {@link io.github.once.Idempotency}.
+ *
+ * <h2>Rules every store follows (checked by {@code IdempotencyStoreContract} in once-testkit)</h2>
+ * <ul>
+ *   <li>{@link #claim} is one atomic step on one record, never check-then-set: absent, released or lease expired
+ *       gives {@code Acquired} with a fencing token strictly greater than any earlier token of that record; a live
+ *       lease gives {@code Busy}; completed gives {@code Duplicate}; a different fingerprint (both present) on a
+ *       completed record or a live lease gives {@code Conflict}.</li>
+ *   <li>Tokens strictly increase per key for as long as the key has a record. Stores are encouraged to issue
+ *       {@code max(previous + 1, server time in microseconds)} so tokens keep increasing even across a record's
+ *       expiry.</li>
+ *   <li>{@link #complete}, {@link #release} and {@link #renew} succeed only with the current token and a record
+ *       still in progress; otherwise they change nothing and report it.</li>
+ *   <li>Deadlines use the store's clock where it has one (Redis {@code TIME}, SQL {@code CURRENT_TIMESTAMP}).</li>
+ *   <li>A store that cannot be reached raises {@link StoreUnavailableException}, never a wrong answer.</li>
+ * </ul>
+ */
+public interface IdempotencyStore extends AutoCloseable {
+
+    ClaimResult claim(ClaimRequest request);
+
+    /**
+     * Claims many keys, answering exactly as single claims in order would. Stores that can do so answer in one
+     * round trip. A key that appears twice in one batch is claimed twice (the second sees the first).
+     */
+    default List<ClaimResult> claimAll(List<ClaimRequest> requests) {
+        List<ClaimResult> results = new ArrayList<>(requests.size());
+        for (ClaimRequest request : requests) {
+            results.add(claim(request));
+        }
+        return results;
+    }
+
+    /**
+     * Marks the work done and stores its result, kept for {@code retention}.
+     *
+     * @return false when the lease is no longer current (taken over, released, completed or expired away)
+     */
+    boolean complete(Lease lease, byte[] result, Duration retention);
+
+    /**
+     * Gives the key back so that a redelivery can claim it at once. The record keeps its fencing counter.
+     *
+     * @return false when the lease is no longer current
+     */
+    boolean release(Lease lease);
+
+    /**
+     * Extends a live lease to {@code leaseDuration} from now (store clock).
+     *
+     * @return the renewed lease, or empty when the lease is no longer current
+     */
+    Optional<Lease> renew(Lease lease, Duration leaseDuration);
+
+    /** The record as stored, if any (a released record shows as in progress with a past lease). */
+    Optional<IdempotencyRecord> find(IdempotencyKey key);
+
+    @Override
+    default void close() {
+    }
+}
