@@ -1,0 +1,557 @@
+package io.github.once.testkit;
+
+import io.github.once.IdempotencyKey;
+import io.github.once.IdempotencyRecord;
+import io.github.once.RecordState;
+import io.github.once.spi.ClaimRequest;
+import io.github.once.spi.ClaimResult;
+import io.github.once.spi.IdempotencyStore;
+import io.github.once.spi.Lease;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Optional;
+import java.util.Random;
+import java.util.UUID;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.stream.Stream;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The contract every {@link IdempotencyStore} must pass. Extend it, supply {@link #createStore()}, and run it
+ * against the real service:
+ *
+ * <pre>{@code
+ * class MyStoreTest extends IdempotencyStoreContract {
+ *     protected IdempotencyStore createStore() { return new MyStore(...); }
+ * }
+ * }</pre>
+ *
+ * Each test works in a random namespace of its own, so runs may share one service. Leases and retentions are
+ * short ({@link #shortLease()}); waits are bounded polls, never fixed sleeps.
+ */
+public abstract class IdempotencyStoreContract {
+
+    private static final Duration LONG = Duration.ofMinutes(5);
+    private static final Duration RETENTION = Duration.ofHours(1);
+
+    protected IdempotencyStore store;
+    protected String namespace;
+
+    /** A new store for each test; it is closed after the test. */
+    protected abstract IdempotencyStore createStore();
+
+    /** A lease short enough to wait out in a test, long enough that the store answers well within it. */
+    protected Duration shortLease() {
+        return Duration.ofMillis(500);
+    }
+
+    /** Rounds of the fuzz test (16 threads over 1,000 keys each round). */
+    protected int fuzzRounds() {
+        return 3;
+    }
+
+    @BeforeEach
+    void openStore() {
+        store = createStore();
+        namespace = newNamespace();
+    }
+
+    @AfterEach
+    void closeStore() throws Exception {
+        if (store != null) {
+            store.close();
+        }
+    }
+
+    protected static String newNamespace() {
+        return "t" + UUID.randomUUID().toString().replace("-", "").substring(0, 16);
+    }
+
+    protected IdempotencyKey key(String id) {
+        return IdempotencyKey.of(namespace, id);
+    }
+
+    protected static ClaimRequest request(IdempotencyKey key, String fingerprint, Duration lease) {
+        return new ClaimRequest(key, fingerprint, lease, RETENTION);
+    }
+
+    protected Lease acquire(IdempotencyKey key, String fingerprint, Duration lease) {
+        ClaimResult result = store.claim(request(key, fingerprint, lease));
+        assertThat(result).as("claim of %s", key).isInstanceOf(ClaimResult.Acquired.class);
+        return ((ClaimResult.Acquired) result).lease();
+    }
+
+    protected Lease acquire(IdempotencyKey key) {
+        return acquire(key, "fp-1", LONG);
+    }
+
+    private static byte[] bytes(String s) {
+        return s.getBytes(StandardCharsets.UTF_8);
+    }
+
+    // ---------------------------------------------------------------- claim results
+
+    @Test
+    @DisplayName("an absent key is acquired with a positive token and a future deadline")
+    void absentKeyIsAcquired() {
+        IdempotencyKey key = key("order-1");
+        Instant before = Instant.now().minusSeconds(5);
+
+        Lease lease = acquire(key);
+
+        assertThat(lease.key()).isEqualTo(key);
+        assertThat(lease.token()).isPositive();
+        assertThat(lease.deadline()).isAfter(before.plus(LONG).minusSeconds(60));
+        IdempotencyRecord record = store.find(key).orElseThrow();
+        assertThat(record.state()).isEqualTo(RecordState.IN_PROGRESS);
+        assertThat(record.token()).isEqualTo(lease.token());
+        assertThat(record.fingerprint()).isEqualTo("fp-1");
+        assertThat(record.key()).isEqualTo(key);
+    }
+
+    @Test
+    @DisplayName("a key under a live lease is busy until that lease's deadline")
+    void liveLeaseIsBusy() {
+        IdempotencyKey key = key("order-2");
+        Lease lease = acquire(key);
+
+        ClaimResult second = store.claim(request(key, "fp-1", LONG));
+
+        assertThat(second).isInstanceOf(ClaimResult.Busy.class);
+        Instant until = ((ClaimResult.Busy) second).leaseUntil();
+        assertThat(Duration.between(lease.deadline(), until).abs()).isLessThan(Duration.ofSeconds(1));
+    }
+
+    @Test
+    @DisplayName("a completed key is a duplicate carrying the stored result")
+    void completedKeyIsDuplicate() {
+        IdempotencyKey key = key("order-3");
+        Lease lease = acquire(key);
+        assertThat(store.complete(lease, bytes("receipt-42"), RETENTION)).isTrue();
+
+        ClaimResult again = store.claim(request(key, "fp-1", LONG));
+
+        assertThat(again).isInstanceOf(ClaimResult.Duplicate.class);
+        IdempotencyRecord record = ((ClaimResult.Duplicate) again).record();
+        assertThat(record.state()).isEqualTo(RecordState.COMPLETED);
+        assertThat(record.result()).isEqualTo(bytes("receipt-42"));
+        assertThat(record.token()).isEqualTo(lease.token());
+        assertThat(record.key()).isEqualTo(key);
+        assertThat(store.find(key)).get().extracting(IdempotencyRecord::state).isEqualTo(RecordState.COMPLETED);
+    }
+
+    @Test
+    @DisplayName("another fingerprint on a completed key is a conflict")
+    void otherFingerprintOnCompletedIsConflict() {
+        IdempotencyKey key = key("order-4");
+        store.complete(acquire(key, "fp-a", LONG), bytes("done"), RETENTION);
+
+        ClaimResult other = store.claim(request(key, "fp-b", LONG));
+
+        assertThat(other).isInstanceOf(ClaimResult.Conflict.class);
+        assertThat(((ClaimResult.Conflict) other).record().fingerprint()).isEqualTo("fp-a");
+        assertThat(store.claim(request(key, "fp-a", LONG))).isInstanceOf(ClaimResult.Duplicate.class);
+    }
+
+    @Test
+    @DisplayName("another fingerprint on a live lease is a conflict")
+    void otherFingerprintOnLiveLeaseIsConflict() {
+        IdempotencyKey key = key("order-5");
+        acquire(key, "fp-a", LONG);
+
+        assertThat(store.claim(request(key, "fp-b", LONG))).isInstanceOf(ClaimResult.Conflict.class);
+    }
+
+    @Test
+    @DisplayName("a missing fingerprint never conflicts")
+    void noFingerprintNeverConflicts() {
+        IdempotencyKey key = key("order-6");
+        store.complete(acquire(key, null, LONG), null, RETENTION);
+
+        assertThat(store.claim(request(key, "fp-x", LONG))).isInstanceOf(ClaimResult.Duplicate.class);
+        assertThat(store.claim(request(key, null, LONG))).isInstanceOf(ClaimResult.Duplicate.class);
+    }
+
+    @Test
+    @DisplayName("an unknown key is not found")
+    void unknownKeyIsNotFound() {
+        assertThat(store.find(key("never-claimed"))).isEmpty();
+    }
+
+    // ---------------------------------------------------------------- fencing
+
+    @Test
+    @DisplayName("complete, release and renew are refused with a token that is not current")
+    void wrongTokenIsRefused() {
+        IdempotencyKey key = key("fence-1");
+        Lease lease = acquire(key);
+        Lease forged = new Lease(key, lease.token() + 1, lease.deadline());
+        Lease older = new Lease(key, Math.max(1, lease.token() - 1), lease.deadline());
+
+        assertThat(store.complete(forged, bytes("x"), RETENTION)).isFalse();
+        assertThat(store.complete(older, bytes("x"), RETENTION)).isFalse();
+        assertThat(store.renew(forged, LONG)).isEmpty();
+        assertThat(store.release(forged)).isFalse();
+
+        IdempotencyRecord record = store.find(key).orElseThrow();
+        assertThat(record.state()).isEqualTo(RecordState.IN_PROGRESS);
+        assertThat(record.token()).isEqualTo(lease.token());
+        assertThat(store.complete(lease, bytes("ok"), RETENTION)).isTrue();
+    }
+
+    @Test
+    @DisplayName("a completed lease cannot be completed, released or renewed again")
+    void completedLeaseIsFinal() {
+        IdempotencyKey key = key("fence-2");
+        Lease lease = acquire(key);
+        assertThat(store.complete(lease, bytes("first"), RETENTION)).isTrue();
+
+        assertThat(store.complete(lease, bytes("second"), RETENTION)).isFalse();
+        assertThat(store.release(lease)).isFalse();
+        assertThat(store.renew(lease, LONG)).isEmpty();
+        assertThat(store.find(key).orElseThrow().result()).isEqualTo(bytes("first"));
+    }
+
+    @Test
+    @DisplayName("release lets the next claim acquire at once with a greater token")
+    void releaseFreesKey() {
+        IdempotencyKey key = key("release-1");
+        Lease first = acquire(key);
+        assertThat(store.release(first)).isTrue();
+
+        Lease second = acquire(key);
+
+        assertThat(second.token()).isGreaterThan(first.token());
+        assertThat(store.complete(first, bytes("stale"), RETENTION)).isFalse();
+        assertThat(store.release(first)).isFalse();
+        assertThat(store.complete(second, bytes("fresh"), RETENTION)).isTrue();
+        assertThat(store.find(key).orElseThrow().result()).isEqualTo(bytes("fresh"));
+    }
+
+    @Test
+    @DisplayName("renew moves the deadline and keeps the key busy past the first deadline")
+    void renewKeepsLease() {
+        IdempotencyKey key = key("renew-1");
+        Duration lease = shortLease();
+        Lease current = acquire(key, "fp", lease);
+        Instant firstDeadline = current.deadline();
+        long renewUntil = System.nanoTime() + lease.multipliedBy(3).toNanos();
+
+        while (System.nanoTime() < renewUntil) {
+            Optional<Lease> renewed = store.renew(current, lease);
+            assertThat(renewed).as("renewal of a live lease").isPresent();
+            assertThat(renewed.get().token()).isEqualTo(current.token());
+            current = renewed.get();
+            assertThat(store.claim(request(key, "fp", lease))).isInstanceOf(ClaimResult.Busy.class);
+            long next = System.nanoTime() + lease.toNanos() / 4; // pace renewals at a quarter of the lease
+            await().atMost(lease).pollInterval(Duration.ofMillis(10)).until(() -> System.nanoTime() >= next);
+        }
+
+        assertThat(current.deadline()).isAfter(firstDeadline);
+        assertThat(store.complete(current, bytes("done"), RETENTION)).isTrue();
+    }
+
+    @Test
+    @DisplayName("an expired lease is taken over with a greater token and the stale owner is refused")
+    void expiredLeaseIsTakenOver() {
+        IdempotencyKey key = key("takeover-1");
+        Lease stale = acquire(key, "fp", shortLease());
+
+        ClaimResult taken = await().atMost(shortLease().multipliedBy(10)).pollInterval(Duration.ofMillis(50))
+                .until(() -> store.claim(request(key, "fp", LONG)), r -> r instanceof ClaimResult.Acquired);
+        Lease fresh = ((ClaimResult.Acquired) taken).lease();
+
+        assertThat(fresh.token()).isGreaterThan(stale.token());
+        assertThat(store.renew(stale, LONG)).isEmpty();
+        assertThat(store.complete(stale, bytes("stale"), RETENTION)).isFalse();
+        assertThat(store.release(stale)).isFalse();
+        assertThat(store.find(key).orElseThrow().token()).isEqualTo(fresh.token());
+        assertThat(store.complete(fresh, bytes("fresh"), RETENTION)).isTrue();
+        assertThat(store.find(key).orElseThrow().result()).isEqualTo(bytes("fresh"));
+    }
+
+    @Test
+    @DisplayName("an expired lease can no longer be completed even before anyone takes it over")
+    void lapsedLeaseCannotComplete() {
+        IdempotencyKey key = key("lapsed-1");
+        Lease lease = acquire(key, "fp", shortLease());
+
+        Instant lapsed = lease.deadline().plusMillis(100);
+        await().atMost(shortLease().multipliedBy(10)).until(() -> Instant.now().isAfter(lapsed));
+
+        assertThat(store.complete(lease, bytes("late"), RETENTION)).isFalse();
+    }
+
+    @Test
+    @DisplayName("tokens keep increasing over repeated takeovers")
+    void tokensIncreaseOverTakeovers() {
+        IdempotencyKey key = key("takeover-2");
+        long previous = 0;
+        for (int i = 0; i < 3; i++) {
+            Lease lease = acquire(key, "fp", LONG);
+            assertThat(lease.token()).isGreaterThan(previous);
+            previous = lease.token();
+            assertThat(store.release(lease)).isTrue();
+        }
+    }
+
+    // ---------------------------------------------------------------- retention
+
+    @Test
+    @DisplayName("a completed record is forgotten after its retention")
+    void completedRecordExpires() {
+        IdempotencyKey key = key("retention-1");
+        store.complete(acquire(key), bytes("done"), shortLease());
+        assertThat(store.claim(request(key, "fp-1", LONG))).isInstanceOf(ClaimResult.Duplicate.class);
+
+        await().atMost(shortLease().multipliedBy(10)).pollInterval(Duration.ofMillis(50))
+                .until(() -> store.find(key).isEmpty());
+
+        assertThat(store.claim(request(key, "fp-1", LONG))).isInstanceOf(ClaimResult.Acquired.class);
+    }
+
+    // ---------------------------------------------------------------- batches
+
+    @Test
+    @DisplayName("claimAll answers exactly as single claims in order would")
+    void claimAllMatchesSingleClaims() {
+        IdempotencyKey fresh = key("batch-fresh");
+        IdempotencyKey busy = key("batch-busy");
+        IdempotencyKey done = key("batch-done");
+        IdempotencyKey clash = key("batch-clash");
+        IdempotencyKey twice = key("batch-twice");
+        acquire(busy);
+        store.complete(acquire(done), bytes("r"), RETENTION);
+        store.complete(acquire(clash, "fp-a", LONG), bytes("r"), RETENTION);
+
+        List<ClaimResult> results = store.claimAll(List.of(
+                request(fresh, "fp-1", LONG),
+                request(busy, "fp-1", LONG),
+                request(done, "fp-1", LONG),
+                request(clash, "fp-b", LONG),
+                request(twice, "fp-1", LONG),
+                request(twice, "fp-1", LONG)));
+
+        assertThat(results).hasSize(6);
+        assertThat(results.get(0)).isInstanceOf(ClaimResult.Acquired.class);
+        assertThat(results.get(1)).isInstanceOf(ClaimResult.Busy.class);
+        assertThat(results.get(2)).isInstanceOf(ClaimResult.Duplicate.class);
+        assertThat(((ClaimResult.Duplicate) results.get(2)).record().result()).isEqualTo(bytes("r"));
+        assertThat(results.get(3)).isInstanceOf(ClaimResult.Conflict.class);
+        assertThat(results.get(4)).isInstanceOf(ClaimResult.Acquired.class);
+        assertThat(results.get(5)).isInstanceOf(ClaimResult.Busy.class);
+        Lease batchLease = ((ClaimResult.Acquired) results.get(0)).lease();
+        assertThat(store.complete(batchLease, bytes("ok"), RETENTION)).isTrue();
+    }
+
+    @Test
+    @DisplayName("claimAll of an empty batch answers nothing")
+    void claimAllEmpty() {
+        assertThat(store.claimAll(List.of())).isEmpty();
+    }
+
+    @Test
+    @DisplayName("claimAll of many keys acquires each once")
+    void claimAllMany() {
+        List<ClaimRequest> requests = new ArrayList<>();
+        for (int i = 0; i < 250; i++) {
+            requests.add(request(key("bulk-" + i), "fp", LONG));
+        }
+        List<ClaimResult> first = store.claimAll(requests);
+        List<ClaimResult> second = store.claimAll(requests);
+
+        assertThat(first).hasSize(250).allMatch(r -> r instanceof ClaimResult.Acquired);
+        assertThat(second).hasSize(250).allMatch(r -> r instanceof ClaimResult.Busy);
+    }
+
+    // ---------------------------------------------------------------- bad and odd keys
+
+    static Stream<Arguments> oddIds() {
+        return Stream.of(
+                Arguments.of("10 kB", "x".repeat(10_240)),
+                Arguments.of("NUL", "a\u0000b"),
+                Arguments.of("control characters", "line\nbreak\ttab\u007f"),
+                Arguments.of("lone high surrogate", "bad\uD800id"),
+                Arguments.of("lone low surrogate", "\uDC00"),
+                Arguments.of("emoji", "order-\uD83D\uDE00-\uD83C\uDDE8\uD83C\uDDF3"),
+                Arguments.of("right-to-left", "\u05D4\u05D6\u05DE\u05E0\u05D4-\u0645\u0631\u062D\u0628\u0627\u202E"),
+                Arguments.of("digest look-alike", IdempotencyKey.DIGEST_PREFIX + "0".repeat(64)),
+                Arguments.of("quotes and SQL", "'; DROP TABLE once_record; --"),
+                Arguments.of("braces and colons", "{slot}:a:b:{x}"),
+                Arguments.of("exactly 200 bytes", "y".repeat(IdempotencyKey.MAX_RAW_ID_BYTES)),
+                Arguments.of("201 bytes", "y".repeat(IdempotencyKey.MAX_RAW_ID_BYTES + 1)));
+    }
+
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("oddIds")
+    @DisplayName("odd ids claim, complete and read back like any other")
+    void oddIdsWork(String label, String id) {
+        IdempotencyKey key = key(id);
+        Lease lease = acquire(key);
+        assertThat(store.claim(request(key, "fp-1", LONG))).isInstanceOf(ClaimResult.Busy.class);
+        assertThat(store.complete(lease, bytes(label), RETENTION)).isTrue();
+
+        ClaimResult again = store.claim(request(key, "fp-1", LONG));
+
+        assertThat(again).isInstanceOf(ClaimResult.Duplicate.class);
+        assertThat(((ClaimResult.Duplicate) again).record().result()).isEqualTo(bytes(label));
+        assertThat(store.find(key).orElseThrow().key()).isEqualTo(key);
+    }
+
+    @Test
+    @DisplayName("ids that differ only in case, trailing space, one last character or one lone surrogate stay distinct")
+    void similarIdsAreDistinct() {
+        List<String> ids = List.of("abc", "ABC", "abc ", " abc", "ab\u0063\u0301", "x".repeat(10_240),
+                "x".repeat(10_239) + "y", "bad\uD800", "bad\uD801", "digest", IdempotencyKey.DIGEST_PREFIX + "digest");
+        for (String id : ids) {
+            assertThat(store.claim(request(key(id), "fp", LONG))).as("first claim of %s", id)
+                    .isInstanceOf(ClaimResult.Acquired.class);
+        }
+    }
+
+    @Test
+    @DisplayName("the same id in two namespaces is two keys")
+    void namespacesIsolate() {
+        String other = newNamespace();
+        store.complete(acquire(key("shared-id")), bytes("a"), RETENTION);
+
+        assertThat(store.claim(request(IdempotencyKey.of(other, "shared-id"), "fp-1", LONG)))
+                .isInstanceOf(ClaimResult.Acquired.class);
+    }
+
+    @Test
+    @DisplayName("an empty id or a bad namespace is refused before it reaches the store")
+    void emptyIdIsRefused() {
+        assertThatThrownBy(() -> key("")).isInstanceOf(IllegalArgumentException.class).hasMessageContaining("id");
+        assertThatThrownBy(() -> IdempotencyKey.of("bad namespace", "1"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("namespace");
+    }
+
+    @Test
+    @DisplayName("results keep every byte value, and an empty or absent result")
+    void resultsAreBinarySafe() {
+        byte[] all = new byte[256];
+        for (int i = 0; i < all.length; i++) {
+            all[i] = (byte) i;
+        }
+        IdempotencyKey binary = key("result-binary");
+        IdempotencyKey empty = key("result-empty");
+        IdempotencyKey none = key("result-none");
+        store.complete(acquire(binary), all, RETENTION);
+        store.complete(acquire(empty), new byte[0], RETENTION);
+        store.complete(acquire(none), null, RETENTION);
+
+        assertThat(store.find(binary).orElseThrow().result()).isEqualTo(all);
+        byte[] emptyResult = store.find(empty).orElseThrow().result();
+        assertThat(emptyResult == null || emptyResult.length == 0).as("empty result read back empty").isTrue();
+        byte[] noResult = store.find(none).orElseThrow().result();
+        assertThat(noResult == null || noResult.length == 0).as("absent result read back empty").isTrue();
+    }
+
+    // ---------------------------------------------------------------- concurrency
+
+    @Test
+    @DisplayName("16 threads racing one key: exactly one acquires")
+    void oneWinnerPerKey() throws Exception {
+        IdempotencyKey key = key("race-1");
+        int threads = 16;
+        CountDownLatch start = new CountDownLatch(1);
+        AtomicInteger acquired = new AtomicInteger();
+        ExecutorService pool = Executors.newFixedThreadPool(threads);
+        try {
+            List<Future<?>> futures = new ArrayList<>();
+            for (int t = 0; t < threads; t++) {
+                futures.add(pool.submit(() -> {
+                    start.await();
+                    if (store.claim(request(key, "fp", LONG)) instanceof ClaimResult.Acquired) {
+                        acquired.incrementAndGet();
+                    }
+                    return null;
+                }));
+            }
+            start.countDown();
+            for (Future<?> f : futures) {
+                f.get(60, TimeUnit.SECONDS);
+            }
+        } finally {
+            pool.shutdownNow();
+        }
+        assertThat(acquired).hasValue(1);
+    }
+
+    @Test
+    @DisplayName("fuzz: 16 threads over 1,000 keys for several rounds; every key's effect happens exactly once")
+    void fuzzExactlyOnce() throws Exception {
+        int threads = 16;
+        int keys = 1_000;
+        for (int round = 0; round < fuzzRounds(); round++) {
+            String ns = newNamespace();
+            AtomicIntegerArray effects = new AtomicIntegerArray(keys);
+            AtomicInteger refusedCompletions = new AtomicInteger();
+            CountDownLatch start = new CountDownLatch(1);
+            ExecutorService pool = Executors.newFixedThreadPool(threads);
+            try {
+                List<Future<?>> futures = new ArrayList<>();
+                for (int t = 0; t < threads; t++) {
+                    long seed = round * 1000L + t;
+                    futures.add(pool.submit(() -> {
+                        List<Integer> order = new ArrayList<>(keys);
+                        for (int i = 0; i < keys; i++) {
+                            order.add(i);
+                        }
+                        Collections.shuffle(order, new Random(seed));
+                        start.await();
+                        for (int i : order) {
+                            IdempotencyKey k = IdempotencyKey.of(ns, "k" + i);
+                            ClaimResult r = store.claim(request(k, "fp", LONG));
+                            if (r instanceof ClaimResult.Acquired a) {
+                                effects.incrementAndGet(i);
+                                if (!store.complete(a.lease(), bytes("k" + i), RETENTION)) {
+                                    refusedCompletions.incrementAndGet();
+                                }
+                            }
+                        }
+                        return null;
+                    }));
+                }
+                start.countDown();
+                for (Future<?> f : futures) {
+                    f.get(5, TimeUnit.MINUTES);
+                }
+            } finally {
+                pool.shutdownNow();
+            }
+            for (int i = 0; i < keys; i++) {
+                assertThat(effects.get(i)).as("effects of key k%d in round %d", i, round).isEqualTo(1);
+            }
+            assertThat(refusedCompletions).hasValue(0);
+            for (int i = 0; i < keys; i += 97) {
+                IdempotencyRecord record = store.find(IdempotencyKey.of(ns, "k" + i)).orElseThrow();
+                assertThat(record.state()).isEqualTo(RecordState.COMPLETED);
+                assertThat(record.result()).isEqualTo(bytes("k" + i));
+            }
+        }
+    }
+}
