@@ -50,7 +50,18 @@ public record IdempotencyKey(String namespace, String id) {
      * cannot start with the digest prefix, and distinct digests would need a SHA-256 collision.
      */
     public String storageId() {
-        return storedRaw(id) ? id : DIGEST_PREFIX + Digests.sha256Hex(id.getBytes(StandardCharsets.UTF_16BE));
+        return storedRaw(id) ? id : DIGEST_PREFIX + Digests.sha256Hex(codeUnits(id));
+    }
+
+    /** The UTF-16 code units as bytes, by hand: a charset encoder would replace lone surrogates and merge ids. */
+    private static byte[] codeUnits(String id) {
+        byte[] bytes = new byte[id.length() * 2];
+        for (int i = 0; i < id.length(); i++) {
+            char c = id.charAt(i);
+            bytes[2 * i] = (byte) (c >>> 8);
+            bytes[2 * i + 1] = (byte) c;
+        }
+        return bytes;
     }
 
     /** Whether {@link #storageId()} is a digest rather than the id itself. */

@@ -1,0 +1,64 @@
+package io.github.once;
+
+import io.github.once.spi.ClaimRequest;
+import io.github.once.spi.ClaimResult;
+
+import java.time.Duration;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** What only the in-memory store promises: its bound. The shared semantics are in once-testkit's contract run. */
+class InMemoryIdempotencyStoreTest {
+
+    private final MutableClock clock = new MutableClock();
+    private final InMemoryIdempotencyStore store = InMemoryIdempotencyStore.builder().maxRecords(3).clock(clock).build();
+
+    private ClaimResult claim(String id, Duration retention) {
+        return store.claim(new ClaimRequest(IdempotencyKey.of("n", id), null, Duration.ofSeconds(30), retention));
+    }
+
+    @Test
+    void whenFullItRefusesNewKeysAndKeepsCompletedOnes() {
+        for (String id : new String[] {"a", "b", "c"}) {
+            ClaimResult.Acquired a = (ClaimResult.Acquired) claim(id, Duration.ofHours(1));
+            store.complete(a.lease(), null, Duration.ofHours(1));
+        }
+
+        assertThatThrownBy(() -> claim("d", Duration.ofHours(1)))
+                .isInstanceOf(StoreFullException.class).hasMessageContaining("3 records");
+        for (String id : new String[] {"a", "b", "c"}) {
+            assertThat(claim(id, Duration.ofHours(1))).isInstanceOf(ClaimResult.Duplicate.class);
+        }
+        assertThat(store.size()).isEqualTo(3);
+    }
+
+    @Test
+    void whenFullItMakesRoomFromExpiredRecordsOnly() {
+        ClaimResult.Acquired shortLived = (ClaimResult.Acquired) claim("a", Duration.ofMinutes(1));
+        store.complete(shortLived.lease(), null, Duration.ofMinutes(1));
+        claim("b", Duration.ofHours(1));
+        claim("c", Duration.ofHours(1));
+        clock.advance(Duration.ofMinutes(2));
+
+        assertThat(claim("d", Duration.ofHours(1))).isInstanceOf(ClaimResult.Acquired.class);
+        assertThat(store.find(IdempotencyKey.of("n", "a"))).isEmpty();
+        assertThat(store.find(IdempotencyKey.of("n", "b"))).isPresent();
+        assertThat(store.size()).isEqualTo(3);
+    }
+
+    @Test
+    void purgeIsBounded() {
+        for (String id : new String[] {"a", "b", "c"}) {
+            claim(id, Duration.ofMinutes(1));
+        }
+        clock.advance(Duration.ofMinutes(2));
+
+        assertThat(store.purgeExpired(2)).isEqualTo(2);
+        assertThat(store.purgeExpired(2)).isEqualTo(1);
+        assertThat(store.purgeExpired(2)).isZero();
+        assertThatThrownBy(() -> store.purgeExpired(0)).hasMessageContaining("maxRecords");
+    }
+}
