@@ -1,0 +1,49 @@
+package io.github.once.redis;
+
+import io.github.once.IdempotencyKey;
+
+import java.nio.charset.StandardCharsets;
+import java.util.regex.Pattern;
+
+/**
+ * Redis key names: {@code <prefix>{<namespace>:<storageId>}}. Each record is one key, so every operation touches
+ * one key and Redis Cluster never sees a cross-slot call. The braces make the cluster slot follow the namespace and
+ * id rather than the shared prefix. Key names are injective: the prefix is fixed, a namespace has no colon, and
+ * {@link IdempotencyKey#storageId()} is unique per id; an id holding braces can only move its key to another slot,
+ * never onto another record's key.
+ */
+final class KeyLayout {
+
+    static final int MAX_PREFIX_LENGTH = 64;
+    private static final Pattern PREFIX = Pattern.compile("[\\x21-\\x7a|~]*");
+
+    private final String prefix;
+
+    KeyLayout(String prefix) {
+        this.prefix = validPrefix(prefix);
+    }
+
+    /**
+     * Checks a key prefix: at most {@value #MAX_PREFIX_LENGTH} printable ASCII characters, no spaces and no braces
+     * (a brace would change which part of the key picks the cluster slot). It may be empty.
+     */
+    static String validPrefix(String prefix) {
+        if (prefix == null || prefix.length() > MAX_PREFIX_LENGTH || !PREFIX.matcher(prefix).matches()) {
+            throw new IllegalArgumentException("keyPrefix must be at most " + MAX_PREFIX_LENGTH
+                    + " printable ASCII characters without spaces or braces, but was "
+                    + (prefix == null ? "null" : "'" + prefix + "'"));
+        }
+        return prefix;
+    }
+
+    String prefix() {
+        return prefix;
+    }
+
+    byte[] key(IdempotencyKey key) {
+        String storageId = key.storageId();
+        StringBuilder name = new StringBuilder(prefix.length() + key.namespace().length() + storageId.length() + 3);
+        name.append(prefix).append('{').append(key.namespace()).append(':').append(storageId).append('}');
+        return name.toString().getBytes(StandardCharsets.UTF_8);
+    }
+}

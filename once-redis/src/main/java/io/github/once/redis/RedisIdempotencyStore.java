@@ -1,0 +1,385 @@
+package io.github.once.redis;
+
+import io.github.once.IdempotencyKey;
+import io.github.once.IdempotencyRecord;
+import io.github.once.spi.ClaimRequest;
+import io.github.once.spi.ClaimResult;
+import io.github.once.spi.Durations;
+import io.github.once.spi.IdempotencyStore;
+import io.github.once.spi.Lease;
+import io.lettuce.core.RedisFuture;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.resource.ClientResources;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Records in Redis, one hash per record, over Lettuce. Each of claim, complete, release, renew and find is one
+ * Lua script call on one key (one round trip, atomic, Redis Cluster safe); {@link #claimAll} sends a whole batch
+ * before reading any reply. Deadlines come from the Redis server's clock ({@code TIME}), so clock skew between
+ * consumers cannot break a lease. Redis expires records itself: an in-progress record at the later of its lease
+ * and its retention (so the fencing counter survives a takeover), a completed one at its retention.
+ *
+ * <pre>{@code
+ * try (RedisIdempotencyStore store = RedisIdempotencyStore.builder()
+ *         .uri("redis://127.0.0.1:6379")
+ *         .build()) {
+ *     Idempotency once = Idempotency.builder(store).build();
+ * }
+ * }</pre>
+ *
+ * <p>Records live as long as Redis keeps its data: use AOF or replicas where a lost record (and so a repeated
+ * effect) matters, and a {@code maxmemory-policy} of {@code noeviction}, since every record has a TTL and a
+ * {@code volatile-*} or {@code allkeys-*} policy would evict records inside their retention.
+ */
+public final class RedisIdempotencyStore implements IdempotencyStore {
+
+    /** The default key prefix. */
+    public static final String DEFAULT_KEY_PREFIX = "once:";
+    /** The default time to wait for Redis before raising {@link io.github.once.StoreUnavailableException}. */
+    public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(2);
+
+    private static final Logger log = LoggerFactory.getLogger(RedisIdempotencyStore.class);
+    // Longer durations are clamped: Redis keeps milliseconds and the scripts do their arithmetic in doubles.
+    private static final long MAX_MILLIS = Duration.ofDays(365L * 100).toMillis();
+    private static final byte[] NO_FINGERPRINT = {'-'};
+    private static final byte[] WITH_RESULT = {'1'};
+    private static final byte[] WITHOUT_RESULT = {'0'};
+    private static final byte[] EMPTY = {};
+
+    private final RedisConnections connections;
+    private final ScriptCalls calls;
+    private final KeyLayout keys;
+    private final Duration timeout;
+
+    private RedisIdempotencyStore(RedisConnections connections, KeyLayout keys, Duration timeout) {
+        this.connections = connections;
+        this.keys = keys;
+        this.timeout = timeout;
+        this.calls = new ScriptCalls(connections.commands(), timeout);
+    }
+
+    public static Builder builder() {
+        return new Builder();
+    }
+
+    @Override
+    public ClaimResult claim(ClaimRequest request) {
+        byte[] key = keys.key(request.key());
+        byte[][] args = claimArgs(request);
+        List<Object> reply = calls.call(LuaScript.CLAIM, ScriptOutputType.MULTI, key, args);
+        return Replies.claim(request.key(), reply);
+    }
+
+    /** Sends every claim before reading any reply: one round trip for the batch. */
+    @Override
+    public List<ClaimResult> claimAll(List<ClaimRequest> requests) {
+        int n = requests.size();
+        if (n == 0) {
+            return List.of();
+        }
+        byte[][] keyNames = new byte[n][];
+        byte[][][] args = new byte[n][][];
+        for (int i = 0; i < n; i++) {
+            ClaimRequest request = requests.get(i);
+            keyNames[i] = keys.key(request.key());
+            args[i] = claimArgs(request);
+        }
+        @SuppressWarnings("unchecked")
+        RedisFuture<List<Object>>[] replies = new RedisFuture[n];
+        connections.writeBatch(commands -> {
+            for (int i = 0; i < n; i++) {
+                replies[i] = calls.send(commands, LuaScript.CLAIM, ScriptOutputType.MULTI, keyNames[i], args[i]);
+            }
+        });
+        long deadline = calls.deadlineFromNow();
+        List<ClaimResult> results = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            // A NOSCRIPT reply is retried alone, in order: Redis lost its script cache, so the whole batch
+            // failed alike and order among repeated keys is kept.
+            List<Object> reply = calls.await(replies[i], deadline, LuaScript.CLAIM, ScriptOutputType.MULTI,
+                    keyNames[i], args[i]);
+            results.add(Replies.claim(requests.get(i).key(), reply));
+        }
+        return results;
+    }
+
+    @Override
+    public boolean complete(Lease lease, byte[] result, Duration retention) {
+        Durations.requirePositive(retention, "retention");
+        Long done = calls.call(LuaScript.COMPLETE, ScriptOutputType.INTEGER, keys.key(lease.key()),
+                token(lease), millis(retention), result == null ? WITHOUT_RESULT : WITH_RESULT,
+                result == null ? EMPTY : result);
+        return done != null && done == 1L;
+    }
+
+    @Override
+    public boolean release(Lease lease) {
+        Long done = calls.call(LuaScript.RELEASE, ScriptOutputType.INTEGER, keys.key(lease.key()), token(lease));
+        return done != null && done == 1L;
+    }
+
+    @Override
+    public Optional<Lease> renew(Lease lease, Duration leaseDuration) {
+        Durations.requirePositive(leaseDuration, "leaseDuration");
+        Long until = calls.call(LuaScript.RENEW, ScriptOutputType.INTEGER, keys.key(lease.key()), token(lease),
+                millis(leaseDuration));
+        return until == null || until <= 0 ? Optional.empty()
+                : Optional.of(new Lease(lease.key(), lease.token(), Instant.ofEpochMilli(until)));
+    }
+
+    @Override
+    public Optional<IdempotencyRecord> find(IdempotencyKey key) {
+        Objects.requireNonNull(key, "key");
+        List<Object> reply = calls.call(LuaScript.FIND, ScriptOutputType.MULTI, keys.key(key));
+        return Replies.find(key, reply);
+    }
+
+    /** The Redis key that holds {@code key}'s record, for operators and tests. */
+    public String redisKey(IdempotencyKey key) {
+        return new String(keys.key(key), StandardCharsets.UTF_8);
+    }
+
+    public String keyPrefix() {
+        return keys.prefix();
+    }
+
+    public Duration timeout() {
+        return timeout;
+    }
+
+    /** Closes the connections and the client this store made; a connection passed in stays open. */
+    @Override
+    public void close() {
+        connections.close();
+    }
+
+    @Override
+    public String toString() {
+        return "RedisIdempotencyStore[" + connections + ", keyPrefix='" + keys.prefix() + "', timeout=" + timeout + "]";
+    }
+
+    private static byte[][] claimArgs(ClaimRequest request) {
+        String fingerprint = request.fingerprint();
+        return new byte[][] {
+                fingerprint == null ? NO_FINGERPRINT : ("+" + fingerprint).getBytes(StandardCharsets.UTF_8),
+                millis(request.leaseDuration()),
+                millis(request.retention())};
+    }
+
+    private static byte[] token(Lease lease) {
+        return ascii(lease.token());
+    }
+
+    private static byte[] millis(Duration duration) {
+        long millis;
+        try {
+            millis = duration.toMillis();
+        } catch (ArithmeticException tooLong) {
+            millis = MAX_MILLIS;
+        }
+        return ascii(Math.min(MAX_MILLIS, Math.max(1, millis)));
+    }
+
+    private static byte[] ascii(long value) {
+        return Long.toString(value).getBytes(StandardCharsets.US_ASCII);
+    }
+
+    /** Loads the scripts ahead of the first call, so the first calls need no NOSCRIPT retry. Best effort. */
+    private void preloadScripts() {
+        for (LuaScript script : LuaScript.ALL) {
+            try {
+                connections.commands().scriptLoad(script.body()).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            } catch (Exception e) {
+                // EVALSHA falls back to EVAL, which caches the script where it runs.
+                log.debug("Could not preload {} into Redis; it loads on first use", script, e);
+                return;
+            }
+        }
+    }
+
+    /**
+     * Settings of a store. Pick where Redis is with {@link #uri}, {@link #redisUri}, {@link #clusterUris},
+     * {@link #connection} or {@link #clusterConnection}; the last given wins.
+     */
+    public static final class Builder {
+        private List<RedisURI> uris;
+        private boolean cluster;
+        private StatefulRedisConnection<byte[], byte[]> connection;
+        private StatefulRedisClusterConnection<byte[], byte[]> clusterConnection;
+        private String username;
+        private char[] password;
+        private ClientResources clientResources;
+        private String keyPrefix = DEFAULT_KEY_PREFIX;
+        private Duration timeout = DEFAULT_TIMEOUT;
+
+        private Builder() {
+        }
+
+        /**
+         * One Redis by URI: {@code redis://[[user]:password@]host[:port][/database]}, or {@code rediss://} for TLS.
+         */
+        public Builder uri(String uri) {
+            return redisUri(parse(uri, "uri"));
+        }
+
+        /** One Redis, with every Lettuce URI option (TLS verification, client name, credentials provider...). */
+        public Builder redisUri(RedisURI uri) {
+            Objects.requireNonNull(uri, "uri");
+            return target(List.of(uri), false);
+        }
+
+        /** A Redis Cluster, by the URIs of one or more of its nodes; the rest are discovered. */
+        public Builder clusterUris(String... seeds) {
+            Objects.requireNonNull(seeds, "seeds");
+            List<RedisURI> parsed = new ArrayList<>(seeds.length);
+            for (String seed : seeds) {
+                parsed.add(parse(seed, "clusterUris"));
+            }
+            return clusterRedisUris(parsed);
+        }
+
+        public Builder clusterRedisUris(List<RedisURI> seeds) {
+            Objects.requireNonNull(seeds, "seeds");
+            if (seeds.isEmpty()) {
+                throw new IllegalArgumentException("clusterUris must name at least one node, but was empty");
+            }
+            return target(List.copyOf(seeds), true);
+        }
+
+        /**
+         * A connection the caller made and keeps owning: the store never closes it. It must use a byte-array codec
+         * ({@code io.lettuce.core.codec.ByteArrayCodec}); its own timeout settings stay as they are, and the
+         * store additionally waits at most {@link #timeout} for each answer.
+         */
+        public Builder connection(StatefulRedisConnection<byte[], byte[]> connection) {
+            Objects.requireNonNull(connection, "connection");
+            clearTarget();
+            this.connection = connection;
+            return this;
+        }
+
+        /** A cluster connection the caller made and keeps owning; as {@link #connection}. */
+        public Builder clusterConnection(StatefulRedisClusterConnection<byte[], byte[]> connection) {
+            Objects.requireNonNull(connection, "connection");
+            clearTarget();
+            this.clusterConnection = connection;
+            return this;
+        }
+
+        /** Credentials for every URI (an ACL user, or {@code null} for the default user), overriding the URIs'. */
+        public Builder credentials(String username, char[] password) {
+            Objects.requireNonNull(password, "password");
+            this.username = username;
+            this.password = password.clone();
+            return this;
+        }
+
+        /** Lettuce's threads and timers, shared with other clients; the store does not shut them down. */
+        public Builder clientResources(ClientResources clientResources) {
+            this.clientResources = Objects.requireNonNull(clientResources, "clientResources");
+            return this;
+        }
+
+        /**
+         * Prepended to every key (default {@value RedisIdempotencyStore#DEFAULT_KEY_PREFIX}): at most 64 printable
+         * ASCII characters, no spaces or braces.
+         */
+        public Builder keyPrefix(String keyPrefix) {
+            this.keyPrefix = KeyLayout.validPrefix(keyPrefix);
+            return this;
+        }
+
+        /**
+         * How long to wait for Redis (connecting, and each answer) before raising
+         * {@link io.github.once.StoreUnavailableException} (default 2 s).
+         */
+        public Builder timeout(Duration timeout) {
+            Durations.requirePositive(timeout, "timeout");
+            if (timeout.toMillis() < 1) {
+                throw new IllegalArgumentException("timeout must be at least 1 ms, but was " + timeout);
+            }
+            this.timeout = timeout;
+            return this;
+        }
+
+        /**
+         * Connects (for URIs) and loads the scripts.
+         *
+         * @throws io.github.once.StoreUnavailableException when Redis cannot be reached within the timeout
+         * @throws IllegalStateException                    when no Redis was named
+         */
+        public RedisIdempotencyStore build() {
+            KeyLayout layout = new KeyLayout(keyPrefix);
+            RedisConnections connections;
+            if (connection != null) {
+                connections = RedisConnections.borrowed(connection);
+            } else if (clusterConnection != null) {
+                connections = RedisConnections.borrowed(clusterConnection);
+            } else if (uris != null) {
+                List<RedisURI> effective = new ArrayList<>(uris.size());
+                for (RedisURI uri : uris) {
+                    effective.add(configured(uri));
+                }
+                connections = cluster
+                        ? RedisConnections.openCluster(effective, clientResources, timeout)
+                        : RedisConnections.openStandalone(effective.get(0), clientResources, timeout);
+            } else {
+                throw new IllegalStateException("no Redis named: set uri, redisUri, clusterUris, connection or "
+                        + "clusterConnection");
+            }
+            RedisIdempotencyStore store = new RedisIdempotencyStore(connections, layout, timeout);
+            store.preloadScripts();
+            return store;
+        }
+
+        /** A copy of {@code uri} with this builder's timeout and credentials; the caller's object is untouched. */
+        private RedisURI configured(RedisURI uri) {
+            RedisURI.Builder copy = RedisURI.builder(uri).withTimeout(timeout);
+            if (password != null) {
+                copy.withAuthentication(username == null ? "default" : username, password);
+            }
+            return copy.build();
+        }
+
+        private Builder target(List<RedisURI> targets, boolean isCluster) {
+            clearTarget();
+            this.uris = targets;
+            this.cluster = isCluster;
+            return this;
+        }
+
+        private void clearTarget() {
+            uris = null;
+            cluster = false;
+            connection = null;
+            clusterConnection = null;
+        }
+
+        private static RedisURI parse(String uri, String setting) {
+            Objects.requireNonNull(uri, setting);
+            try {
+                return RedisURI.create(uri);
+            } catch (RuntimeException e) {
+                throw new IllegalArgumentException(setting + " is not a valid Redis URI: '" + uri + "' ("
+                        + e.getMessage() + ")", e);
+            }
+        }
+    }
+}
