@@ -1,0 +1,51 @@
+package io.github.once.bench.store;
+
+import io.github.once.IdempotencyKey;
+import io.github.once.spi.ClaimRequest;
+import io.github.once.spi.ClaimResult;
+import io.github.once.spi.IdempotencyStore;
+
+import java.time.Duration;
+
+/** Once's store SPI as an idempotent repository: claim (lease + fencing token), then complete. */
+final class OnceRepository implements RepositoryUnderTest {
+
+    private static final Duration LEASE = Duration.ofSeconds(30);
+
+    private final IdempotencyStore store;
+    private final String namespace;
+    private final Duration retention;
+    private final Runnable cleanup;
+
+    OnceRepository(IdempotencyStore store, String namespace, Duration retention, Runnable cleanup) {
+        this.store = store;
+        this.namespace = namespace;
+        this.retention = retention;
+        this.cleanup = cleanup;
+    }
+
+    @Override
+    public boolean claimAndComplete(String key) {
+        // No payload fingerprint: the peers have no conflict check either.
+        ClaimResult claim = store.claim(new ClaimRequest(IdempotencyKey.of(namespace, key), null, LEASE, retention));
+        if (claim instanceof ClaimResult.Acquired acquired) {
+            if (!store.complete(acquired.lease(), null, retention)) {
+                throw new IllegalStateException("completion refused for " + key);
+            }
+            return true;
+        }
+        if (claim instanceof ClaimResult.Duplicate) {
+            return false;
+        }
+        throw new IllegalStateException("unexpected claim result for " + key + ": " + claim);
+    }
+
+    @Override
+    public void close() {
+        try {
+            cleanup.run();
+        } finally {
+            store.close();
+        }
+    }
+}

@@ -1,0 +1,84 @@
+package io.github.once.bench.store;
+
+import io.github.once.bench.Services;
+
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicLong;
+
+import org.openjdk.jmh.annotations.Benchmark;
+import org.openjdk.jmh.annotations.BenchmarkMode;
+import org.openjdk.jmh.annotations.Fork;
+import org.openjdk.jmh.annotations.Level;
+import org.openjdk.jmh.annotations.Measurement;
+import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OutputTimeUnit;
+import org.openjdk.jmh.annotations.Param;
+import org.openjdk.jmh.annotations.Scope;
+import org.openjdk.jmh.annotations.Setup;
+import org.openjdk.jmh.annotations.State;
+import org.openjdk.jmh.annotations.TearDown;
+import org.openjdk.jmh.annotations.Warmup;
+
+/**
+ * Claim + complete per second for Once's stores against Apache Camel's idempotent repositories and Spring
+ * Integration's metadata-store selector, on the same local services. Compare rivals of the same store only.
+ *
+ * <p>{@code newKey}: every call a key never seen (the normal path). {@code duplicateKey}: every call a key already
+ * done (a redelivery). Run it with {@code scripts/bench.sh}, or after {@code mvn -pl once-bench -am package}:
+ * <pre>
+ * java -cp "once-bench/target/classes:$(cat once-bench/target/bench-classpath.txt)" org.openjdk.jmh.Main \
+ *     StoreBenchmark -p rival=once-redis,camel-redis,si-redis -t 4
+ * </pre>
+ */
+@State(Scope.Benchmark)
+@BenchmarkMode(Mode.Throughput)
+@OutputTimeUnit(TimeUnit.SECONDS)
+@Warmup(iterations = 2, time = 5)
+@Measurement(iterations = 3, time = 5)
+@Fork(1)
+public class StoreBenchmark {
+
+    private static final int DONE_KEYS = 1024;
+
+    @Param({"once-memory", "camel-memory", "si-memory",
+            "once-redis", "camel-redis", "camel-redis-set", "si-redis",
+            "once-jdbc", "camel-jdbc", "si-jdbc"})
+    public String rival;
+
+    private RepositoryUnderTest repository;
+    private final AtomicLong next = new AtomicLong();
+    private final AtomicLong nextDone = new AtomicLong();
+
+    @Setup(Level.Trial)
+    public void open() {
+        repository = Rival.fromParam(rival).open(Services.local());
+        for (int i = 0; i < DONE_KEYS; i++) {
+            if (!repository.claimAndComplete("done-" + i)) {
+                throw new IllegalStateException(rival + " answered duplicate for a new key");
+            }
+        }
+    }
+
+    @TearDown(Level.Trial)
+    public void close() {
+        repository.close();
+    }
+
+    @Benchmark
+    public boolean newKey() {
+        String key = "k-" + next.incrementAndGet();
+        if (!repository.claimAndComplete(key)) {
+            throw new IllegalStateException(rival + " answered duplicate for new key " + key);
+        }
+        return true;
+    }
+
+    @Benchmark
+    public boolean duplicateKey() {
+        String key = "done-" + (nextDone.incrementAndGet() % DONE_KEYS);
+        if (repository.claimAndComplete(key)) {
+            throw new IllegalStateException(rival + " processed done key " + key + " again");
+        }
+        return false;
+    }
+}
