@@ -6,6 +6,7 @@ import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.SocketOptions;
+import io.lettuce.core.SslOptions;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
@@ -47,12 +48,15 @@ final class RedisConnections implements AutoCloseable {
         this.description = description;
     }
 
-    static RedisConnections openStandalone(RedisURI uri, ClientResources resources, Duration timeout) {
+    static RedisConnections openStandalone(RedisURI uri, ClientResources resources, SslOptions ssl, Duration timeout) {
         RedisClient client = resources == null ? RedisClient.create(uri) : RedisClient.create(resources, uri);
-        client.setOptions(ClientOptions.builder()
+        ClientOptions.Builder options = ClientOptions.builder()
                 .timeoutOptions(TimeoutOptions.enabled(timeout))
-                .socketOptions(SocketOptions.builder().connectTimeout(timeout).build())
-                .build());
+                .socketOptions(SocketOptions.builder().connectTimeout(timeout).build());
+        if (ssl != null) {
+            options.sslOptions(ssl);
+        }
+        client.setOptions(options.build());
         StatefulRedisConnection<byte[], byte[]> main = null;
         try {
             main = client.connect(ByteArrayCodec.INSTANCE);
@@ -67,16 +71,20 @@ final class RedisConnections implements AutoCloseable {
         }
     }
 
-    static RedisConnections openCluster(List<RedisURI> seeds, ClientResources resources, Duration timeout) {
+    static RedisConnections openCluster(List<RedisURI> seeds, ClientResources resources, SslOptions ssl,
+            Duration timeout) {
         RedisClusterClient client = resources == null ? RedisClusterClient.create(seeds)
                 : RedisClusterClient.create(resources, seeds);
-        client.setOptions(ClusterClientOptions.builder()
+        ClusterClientOptions.Builder options = ClusterClientOptions.builder()
                 .timeoutOptions(TimeoutOptions.enabled(timeout))
                 .socketOptions(SocketOptions.builder().connectTimeout(timeout).build())
                 // Follow fail-overs and slot moves as soon as a node reports them.
                 .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
-                        .enableAllAdaptiveRefreshTriggers().build())
-                .build());
+                        .enableAllAdaptiveRefreshTriggers().build());
+        if (ssl != null) {
+            options.sslOptions(ssl);
+        }
+        client.setOptions(options.build());
         try {
             StatefulRedisClusterConnection<byte[], byte[]> main = client.connect(ByteArrayCodec.INSTANCE);
             return new RedisConnections(main.async(), null, null, List.of(main, shutdown(client)),

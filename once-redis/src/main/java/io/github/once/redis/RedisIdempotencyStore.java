@@ -10,6 +10,7 @@ import io.github.once.spi.Lease;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
+import io.lettuce.core.SslOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.resource.ClientResources;
@@ -226,6 +227,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         private String username;
         private char[] password;
         private ClientResources clientResources;
+        private SslOptions sslOptions;
         private String keyPrefix = DEFAULT_KEY_PREFIX;
         private Duration timeout = DEFAULT_TIMEOUT;
 
@@ -298,6 +300,15 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         }
 
         /**
+         * TLS settings for {@code rediss://} URIs: trust store, key store for client certificates, protocols. Without
+         * them the JVM's default trust store verifies the server.
+         */
+        public Builder sslOptions(SslOptions sslOptions) {
+            this.sslOptions = Objects.requireNonNull(sslOptions, "sslOptions");
+            return this;
+        }
+
+        /**
          * Prepended to every key (default {@value RedisIdempotencyStore#DEFAULT_KEY_PREFIX}): at most 64 printable
          * ASCII characters, no spaces or braces.
          */
@@ -338,8 +349,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
                     effective.add(configured(uri));
                 }
                 connections = cluster
-                        ? RedisConnections.openCluster(effective, clientResources, timeout)
-                        : RedisConnections.openStandalone(effective.get(0), clientResources, timeout);
+                        ? RedisConnections.openCluster(effective, clientResources, sslOptions, timeout)
+                        : RedisConnections.openStandalone(effective.get(0), clientResources, sslOptions, timeout);
             } else {
                 throw new IllegalStateException("no Redis named: set uri, redisUri, clusterUris, connection or "
                         + "clusterConnection");

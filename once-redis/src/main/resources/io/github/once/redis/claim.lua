@@ -26,13 +26,20 @@ end
 local token = math.max(previous + 1, tonumber(time[1]) * 1000000 + tonumber(time[2]))
 local lease = now + tonumber(ARGV[2])
 local expires = math.max(lease, now + tonumber(ARGV[3]))
-redis.call('HSET', KEYS[1], 's', 'P', 't', string.format('%.0f', token), 'l', string.format('%.0f', lease),
-  'e', string.format('%.0f', expires))
-if ARGV[1] == '-' then
-  redis.call('HDEL', KEYS[1], 'f', 'r')
-else
-  redis.call('HSET', KEYS[1], 'f', string.sub(ARGV[1], 2))
-  redis.call('HDEL', KEYS[1], 'r')
+local fields = {'s', 'P', 't', string.format('%.0f', token), 'l', string.format('%.0f', lease),
+  'e', string.format('%.0f', expires)}
+if ARGV[1] ~= '-' then
+  table.insert(fields, 'f')
+  table.insert(fields, string.sub(ARGV[1], 2))
+end
+redis.call('HSET', KEYS[1], unpack(fields))
+if h[1] then
+  -- A takeover: drop what the previous owner left that this claim does not overwrite.
+  if ARGV[1] == '-' then
+    redis.call('HDEL', KEYS[1], 'f', 'r')
+  else
+    redis.call('HDEL', KEYS[1], 'r')
+  end
 end
 redis.call('PEXPIREAT', KEYS[1], string.format('%.0f', expires))
 return {'A', token, lease}

@@ -8,10 +8,11 @@ if h[1] ~= 'P' or h[2] ~= ARGV[1] or tonumber(h[3]) <= now or tonumber(h[4]) <= 
   return 0
 end
 local expires = now + tonumber(ARGV[2])
-redis.call('HSET', KEYS[1], 's', 'C', 'l', string.format('%.0f', now), 'e', string.format('%.0f', expires))
 if ARGV[3] == '1' then
-  redis.call('HSET', KEYS[1], 'r', ARGV[4])
+  redis.call('HSET', KEYS[1], 's', 'C', 'l', string.format('%.0f', now), 'e', string.format('%.0f', expires),
+    'r', ARGV[4])
 else
+  redis.call('HSET', KEYS[1], 's', 'C', 'l', string.format('%.0f', now), 'e', string.format('%.0f', expires))
   redis.call('HDEL', KEYS[1], 'r')
 end
 redis.call('PEXPIREAT', KEYS[1], string.format('%.0f', expires))
