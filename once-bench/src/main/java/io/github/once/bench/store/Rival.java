@@ -2,6 +2,7 @@ package io.github.once.bench.store;
 
 import io.github.once.InMemoryIdempotencyStore;
 import io.github.once.bench.Services;
+import io.github.once.redis.RedisIdempotencyStore;
 
 import com.zaxxer.hikari.HikariDataSource;
 
@@ -54,6 +55,13 @@ public enum Rival {
         }
     },
 
+    ONCE_REDIS("redis") {
+        @Override
+        public RepositoryUnderTest open(Services services) {
+            RedisIdempotencyStore store = RedisIdempotencyStore.builder().uri(services.redisUri()).build();
+            return new OnceRepository(store, namespace(), RETENTION, () -> { });
+        }
+    },
     /** Camel's string repository: one key per id with an expiry (SET NX EX), the closest to Once's records. */
     CAMEL_REDIS("redis") {
         @Override

@@ -1,0 +1,92 @@
+package io.github.once.bench.e2e;
+
+import java.util.Arrays;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.LongAdder;
+
+/**
+ * One run's measurements: when the first delivery reached the consumer, when the last one was acked, and for
+ * each message the nanoseconds from "delivery in hand" to "ack sent". Consumers call it from any thread.
+ */
+final class Meter {
+
+    private final int messages;
+    private final long[] latencies;
+    private final AtomicInteger recorded = new AtomicInteger();
+    private final AtomicLong firstDelivery = new AtomicLong();
+    private final CountDownLatch done = new CountDownLatch(1);
+    private final LongAdder effects = new LongAdder();
+    private volatile long lastAck;
+    private volatile String failure;
+
+    Meter(int messages) {
+        this.messages = messages;
+        this.latencies = new long[messages];
+    }
+
+    /** The consumer has a delivery in hand; returns the time to pass to {@link #acked}. */
+    long delivered() {
+        long now = System.nanoTime();
+        firstDelivery.compareAndSet(0, now);
+        return now;
+    }
+
+    /** The business effect of one message: counted, so a run proves every message took effect exactly once. */
+    void effect() {
+        effects.increment();
+    }
+
+    void acked(long deliveredAt) {
+        long now = System.nanoTime();
+        int i = recorded.getAndIncrement();
+        if (i < messages) {
+            latencies[i] = now - deliveredAt;
+        }
+        if (i == messages - 1) {
+            lastAck = now;
+            done.countDown();
+        }
+    }
+
+    /** Something no variant should ever do happened (a duplicate, a retry): the run ends and is reported. */
+    void fail(String reason) {
+        if (failure == null) {
+            failure = reason;
+        }
+        done.countDown();
+    }
+
+    String failure() {
+        return failure;
+    }
+
+    int capacity() {
+        return messages;
+    }
+
+    boolean await(long timeout, TimeUnit unit) throws InterruptedException {
+        return done.await(timeout, unit);
+    }
+
+    int recorded() {
+        return recorded.get();
+    }
+
+    long effects() {
+        return effects.sum();
+    }
+
+    double seconds() {
+        return (lastAck - firstDelivery.get()) / 1e9;
+    }
+
+    /** The latencies, sorted. */
+    long[] sortedLatencies() {
+        long[] copy = Arrays.copyOf(latencies, Math.min(messages, recorded.get()));
+        Arrays.sort(copy);
+        return copy;
+    }
+}

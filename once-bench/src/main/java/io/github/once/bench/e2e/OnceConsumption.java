@@ -1,0 +1,81 @@
+package io.github.once.bench.e2e;
+
+import com.rabbitmq.client.Connection;
+import com.rabbitmq.client.Delivery;
+
+import io.github.once.IdempotencyKey;
+import io.github.once.IdempotentExecutor;
+import io.github.once.rabbitmq.ConsumerAction;
+import io.github.once.rabbitmq.ConsumerListener;
+import io.github.once.rabbitmq.OnceConsumer;
+import io.github.once.rabbitmq.Topology;
+
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * Once's RabbitMQ adapter ({@link OnceConsumer}) over an executor: the same effect as the baseline, guarded by
+ * a claim and a recorded completion. Latency runs from the adapter taking a delivery in hand to its ack.
+ */
+final class OnceConsumption implements Consumption {
+
+    private final OnceConsumer consumer;
+    private final AutoCloseable resources;
+
+    private OnceConsumption(OnceConsumer consumer, AutoCloseable resources) {
+        this.consumer = consumer;
+        this.resources = resources;
+    }
+
+    static Consumption start(Connection connection, String queue, int prefetch, Meter meter,
+                             String namespace, IdempotentExecutor executor, boolean batchClaims, AutoCloseable resources)
+            throws Exception {
+        long[] deliveredAt = new long[meter.capacity()];
+        AtomicReference<String> unexpected = new AtomicReference<>();
+        ConsumerListener listener = new ConsumerListener() {
+            @Override
+            public void onDelivery(Delivery delivery, int attempt) {
+                deliveredAt[index(delivery)] = meter.delivered();
+            }
+
+            @Override
+            public void onAction(Delivery delivery, IdempotencyKey key, ConsumerAction action) {
+                if (action != ConsumerAction.PROCESSED) {
+                    unexpected.compareAndSet(null, action + " for message " + key);
+                    meter.fail(unexpected.get());
+                    return;
+                }
+                meter.acked(deliveredAt[index(delivery)]);
+            }
+        };
+        OnceConsumer consumer = OnceConsumer.builder(connection, queue, executor)
+                .namespace(namespace)
+                .prefetch(prefetch)
+                .batchClaims(batchClaims)
+                .topology(Topology.none())
+                .listener(listener)
+                .handler((delivery, context) -> meter.effect())
+                .build();
+        consumer.start();
+        return new OnceConsumption(consumer, () -> {
+            executor.close();
+            resources.close();
+        });
+    }
+
+    private static int index(Delivery delivery) {
+        return Integer.parseInt(delivery.getProperties().getMessageId());
+    }
+
+    @Override
+    public void close() {
+        try {
+            consumer.close();
+        } finally {
+            try {
+                resources.close();
+            } catch (Exception e) {
+                throw new IllegalStateException("could not close the store of a Once variant", e);
+            }
+        }
+    }
+}

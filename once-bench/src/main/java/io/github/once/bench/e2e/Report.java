@@ -1,0 +1,82 @@
+package io.github.once.bench.e2e;
+
+import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+
+/**
+ * The markdown table: per variant the median throughput over its repetitions, its ratio to the baseline's median,
+ * per-message latency percentiles over all repetitions and what they add to the baseline's, and peak heap.
+ */
+final class Report {
+
+    private final Map<Variant, List<RunResult>> byVariant = new LinkedHashMap<>();
+
+    void add(RunResult result) {
+        byVariant.computeIfAbsent(result.variant(), v -> new ArrayList<>()).add(result);
+    }
+
+    String table() {
+        Summary baseline = byVariant.containsKey(Variant.BASELINE) ? summarize(byVariant.get(Variant.BASELINE)) : null;
+        StringBuilder out = new StringBuilder();
+        out.append("| variant | msg/s (median) | runs msg/s | x baseline | p50 µs | p99 µs | added p50 µs | added p99 µs "
+                + "| peak heap MiB |\n");
+        out.append("|---|---:|---|---:|---:|---:|---:|---:|---:|\n");
+        for (Map.Entry<Variant, List<RunResult>> e : byVariant.entrySet()) {
+            Summary s = summarize(e.getValue());
+            out.append("| ").append(e.getKey().label())
+                    .append(" | ").append(String.format(Locale.ROOT, "%,.0f", s.medianRate))
+                    .append(" | ").append(s.rates)
+                    .append(" | ").append(baseline == null ? "-" : String.format(Locale.ROOT, "%.2f", s.medianRate / baseline.medianRate))
+                    .append(" | ").append(micros(s.p50))
+                    .append(" | ").append(micros(s.p99))
+                    .append(" | ").append(baseline == null ? "-" : micros(s.p50 - baseline.p50))
+                    .append(" | ").append(baseline == null ? "-" : micros(s.p99 - baseline.p99))
+                    .append(" | ").append(String.format(Locale.ROOT, "%.0f", s.peakHeap / (1024.0 * 1024.0)))
+                    .append(" |\n");
+        }
+        return out.toString();
+    }
+
+    private static String micros(long nanos) {
+        return String.format(Locale.ROOT, "%.0f", nanos / 1000.0);
+    }
+
+    private record Summary(double medianRate, String rates, long p50, long p99, long peakHeap) {
+    }
+
+    private static Summary summarize(List<RunResult> runs) {
+        double[] rates = new double[runs.size()];
+        StringBuilder list = new StringBuilder();
+        int total = 0;
+        long peak = 0;
+        for (int i = 0; i < runs.size(); i++) {
+            rates[i] = runs.get(i).messagesPerSecond();
+            list.append(i == 0 ? "" : ", ").append(String.format(Locale.ROOT, "%,.0f", rates[i]));
+            total += runs.get(i).sortedLatencies().length;
+            peak = Math.max(peak, runs.get(i).peakHeapBytes());
+        }
+        long[] all = new long[total];
+        int at = 0;
+        for (RunResult r : runs) {
+            System.arraycopy(r.sortedLatencies(), 0, all, at, r.sortedLatencies().length);
+            at += r.sortedLatencies().length;
+        }
+        Arrays.sort(all);
+        Arrays.sort(rates);
+        double median = rates.length % 2 == 1 ? rates[rates.length / 2]
+                : (rates[rates.length / 2 - 1] + rates[rates.length / 2]) / 2;
+        return new Summary(median, list.toString(), percentile(all, 0.50), percentile(all, 0.99), peak);
+    }
+
+    static long percentile(long[] sorted, double p) {
+        if (sorted.length == 0) {
+            return 0;
+        }
+        int index = (int) Math.ceil(p * sorted.length) - 1;
+        return sorted[Math.max(0, Math.min(sorted.length - 1, index))];
+    }
+}

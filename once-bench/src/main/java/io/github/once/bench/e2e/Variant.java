@@ -1,0 +1,86 @@
+package io.github.once.bench.e2e;
+
+import com.rabbitmq.client.Connection;
+
+import io.github.once.Idempotency;
+import io.github.once.IdempotentExecutor;
+import io.github.once.InMemoryIdempotencyStore;
+import io.github.once.bench.Services;
+import io.github.once.redis.RedisIdempotencyStore;
+
+import java.util.Locale;
+
+/**
+ * The consumers compared end to end. Each run gets a fresh queue filled the same way and a fresh key namespace;
+ * every variant runs the same effect (a counter) per message.
+ */
+enum Variant {
+
+    BASELINE("plain manual-ack consumer, no guard") {
+        @Override
+        Consumption start(Run run) throws Exception {
+            return PlainConsumer.start(run.connection(), run.queue(), run.prefetch(), run.meter());
+        }
+    },
+    ONCE_MEMORY("Once, in-memory store") {
+        @Override
+        Consumption start(Run run) throws Exception {
+            InMemoryIdempotencyStore store = InMemoryIdempotencyStore.create();
+            return once(run, Idempotency.builder(store).build(), false, store);
+        }
+    },
+    ONCE_REDIS("Once, Redis store") {
+        @Override
+        Consumption start(Run run) throws Exception {
+            RedisIdempotencyStore store = RedisIdempotencyStore.builder().uri(run.services().redisUri()).build();
+            return once(run, Idempotency.builder(store).build(), false, store);
+        }
+    },
+    ONCE_REDIS_BATCH("Once, Redis store, batch claims over the deliveries in hand") {
+        @Override
+        Consumption start(Run run) throws Exception {
+            RedisIdempotencyStore store = RedisIdempotencyStore.builder().uri(run.services().redisUri()).build();
+            return once(run, Idempotency.builder(store).build(), true, store);
+        }
+    };
+
+    private final String description;
+
+    Variant(String description) {
+        this.description = description;
+    }
+
+    String description() {
+        return description;
+    }
+
+    String label() {
+        return name().toLowerCase(Locale.ROOT).replace('_', '-');
+    }
+
+    static Variant fromLabel(String label) {
+        for (Variant v : values()) {
+            if (v.label().equals(label.trim())) {
+                return v;
+            }
+        }
+        StringBuilder known = new StringBuilder();
+        for (Variant v : values()) {
+            known.append(known.length() == 0 ? "" : ", ").append(v.label());
+        }
+        throw new IllegalArgumentException("variant must be one of " + known + ", but was '" + label + "'");
+    }
+
+    abstract Consumption start(Run run) throws Exception;
+
+    private static Consumption once(Run run, IdempotentExecutor executor, boolean batchClaims,
+                                    AutoCloseable resources) throws Exception {
+        return OnceConsumption.start(run.connection(), run.queue(), run.prefetch(), run.meter(), run.namespace(),
+                executor, batchClaims, resources);
+    }
+
+    /** What one run gives a variant. */
+    record Run(Services services, Connection connection, String queue, String namespace,
+               int prefetch, Meter meter) {
+    }
+}
