@@ -1,5 +1,6 @@
 package io.github.once.rabbitmq;
 
+import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.Delivery;
 
@@ -49,6 +50,7 @@ public final class OnceConsumer implements AutoCloseable {
     private final ListenerCalls listener;
     private boolean started;
     private boolean closed;
+    private Channel topologyChannel;
 
     private OnceConsumer(ConsumerSettings settings, ConsumerListener listener) {
         this.settings = settings;
@@ -71,7 +73,17 @@ public final class OnceConsumer implements AutoCloseable {
             throw new IllegalStateException("consumer on '" + settings.queue() + "' was already started");
         }
         started = true;
-        settings.topology().declare(settings.connection(), settings.queue(), settings.retry());
+        if (settings.topology().declaresAnything()) {
+            // Kept open while consuming: automatic recovery re-declares recorded queues on the channel that
+            // declared them, so a durable queue deleted during an outage comes back.
+            topologyChannel = settings.connection().createChannel();
+            try {
+                settings.topology().declare(topologyChannel, settings.queue(), settings.retry());
+            } catch (IOException | RuntimeException e) {
+                closeQuietly(topologyChannel);
+                throw e;
+            }
+        }
         for (int i = 0; i < settings.channels(); i++) {
             ConsumerWorker worker = new ConsumerWorker(settings, i, gate, listener);
             Thread thread = new Thread(worker, "once-consumer-" + settings.queue() + "-" + i);
@@ -127,6 +139,19 @@ public final class OnceConsumer implements AutoCloseable {
                 workers.get(i).abort();
                 t.interrupt();
             }
+        }
+        if (topologyChannel != null) {
+            closeQuietly(topologyChannel);
+        }
+    }
+
+    private static void closeQuietly(Channel channel) {
+        try {
+            if (channel.isOpen()) {
+                channel.close();
+            }
+        } catch (IOException | java.util.concurrent.TimeoutException | RuntimeException e) {
+            log.debug("Closing the topology channel failed", e);
         }
     }
 

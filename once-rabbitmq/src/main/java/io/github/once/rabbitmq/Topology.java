@@ -53,6 +53,11 @@ public final class Topology {
         return queue + ".once.dlq";
     }
 
+    /** Whether this topology declares any queue at all. */
+    public boolean declaresAnything() {
+        return workQueue || retryQueues;
+    }
+
     public QueueType type() {
         return type;
     }

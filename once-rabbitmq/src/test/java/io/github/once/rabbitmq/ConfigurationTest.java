@@ -1,0 +1,73 @@
+package io.github.once.rabbitmq;
+
+import io.github.once.Idempotency;
+import io.github.once.InMemoryIdempotencyStore;
+
+import java.time.Duration;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+
+/** Bad settings fail at build time with the setting's name and value. */
+class ConfigurationTest {
+
+    @Test
+    void retryPolicyChecksItsSettings() {
+        assertThatThrownBy(() -> RetryPolicy.custom().maxAttempts(0))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("maxAttempts must be at least 1, but was 0");
+        assertThatThrownBy(() -> RetryPolicy.custom().backoff(Duration.ofSeconds(5), Duration.ofSeconds(1)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("must not decrease");
+        assertThatThrownBy(() -> RetryPolicy.custom().backoff(Duration.ZERO))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("backoff level");
+        assertThatThrownBy(() -> RetryPolicy.custom().exponentialBackoff(Duration.ofSeconds(1), 0.5, 3))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("multiplier");
+    }
+
+    @Test
+    void retryPolicyPicksDelayLevels() {
+        RetryPolicy p = RetryPolicy.custom().exponentialBackoff(Duration.ofSeconds(1), 5, 3).build();
+        assertThat(p.backoff()).containsExactly(Duration.ofSeconds(1), Duration.ofSeconds(5), Duration.ofSeconds(25));
+        assertThat(p.delayAfterFailure(1)).isEqualTo(Duration.ofSeconds(1));
+        assertThat(p.delayAfterFailure(2)).isEqualTo(Duration.ofSeconds(5));
+        assertThat(p.delayAfterFailure(9)).isEqualTo(Duration.ofSeconds(25));
+        assertThat(p.delayWhileBusy(Duration.ofSeconds(3))).isEqualTo(Duration.ofSeconds(5));
+        assertThat(p.delayWhileBusy(Duration.ofMinutes(3))).isEqualTo(Duration.ofSeconds(25));
+        assertThat(RetryPolicy.from(p).maxAttempts(2).build().backoff()).isEqualTo(p.backoff());
+        assertThat(RetryPolicy.defaults().backoff())
+                .containsExactly(Duration.ofSeconds(1), Duration.ofSeconds(5), Duration.ofSeconds(30));
+    }
+
+    @Test
+    void topologyNames() {
+        assertThat(Topology.delayQueue("orders", Duration.ofSeconds(5))).isEqualTo("orders.once.delay.5000");
+        assertThat(Topology.deadLetterQueue("orders")).isEqualTo("orders.once.dlq");
+    }
+
+    @Test
+    void consumerBuilderChecksItsSettings() throws Exception {
+        RabbitFixture rabbit = new RabbitFixture();
+        try (Idempotency once = Idempotency.builder(InMemoryIdempotencyStore.create()).build()) {
+            var connection = rabbit.connect();
+            assertThatThrownBy(() -> OnceConsumer.builder(connection, "q", once).prefetch(0))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessage("prefetch must be 1 to 65535, but was 0");
+            assertThatThrownBy(() -> OnceConsumer.builder(connection, "q", once).channels(0))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("channels");
+            assertThatThrownBy(() -> OnceConsumer.builder(connection, "q", once).build())
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("handler must be set");
+            assertThatThrownBy(() -> OnceConsumer.builder(connection, "amq.gen/odd queue", once)
+                    .handler((d, c) -> { }).build())
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("set namespace(...)");
+            assertThatThrownBy(() -> OnceConsumer.builder(connection, "q", once).namespace("bad ns"))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("namespace");
+            assertThatThrownBy(() -> OnceConsumer.builder(connection, "q", once).storeBackoff(
+                    Duration.ofSeconds(2), Duration.ofSeconds(1)))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("storeBackoff");
+            assertThatThrownBy(() -> OncePublisher.builder(connection).confirmTimeout(Duration.ZERO))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("confirmTimeout");
+        } finally {
+            rabbit.close();
+        }
+    }
+}

@@ -1,0 +1,140 @@
+package io.github.once.rabbitmq;
+
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.Connection;
+import com.rabbitmq.client.ConnectionFactory;
+import com.rabbitmq.client.GetResponse;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicBoolean;
+
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+/** The publisher against the real RabbitMQ: stable IDs, confirms, re-sends with the same ID, unroutable messages. */
+class OncePublisherTest {
+
+    private RabbitFixture rabbit;
+
+    @BeforeEach
+    void setUp() {
+        rabbit = new RabbitFixture();
+    }
+
+    @AfterEach
+    void tearDown() throws Exception {
+        rabbit.close();
+    }
+
+    private void declareQueue(Map<String, Object> args) throws Exception {
+        Channel ch = rabbit.admin();
+        ch.queueDeclare(rabbit.queue, true, false, false, args);
+        ch.close();
+    }
+
+    @Test
+    void stampsATimeOrderedPersistentMessageIdAndKeepsABusinessKey() throws Exception {
+        declareQueue(null);
+        OncePublisher publisher = rabbit.track(OncePublisher.builder(rabbit.connect()).build());
+
+        String first = publisher.publish("", rabbit.queue, "a".getBytes(StandardCharsets.UTF_8));
+        String second = publisher.publish("", rabbit.queue, "b".getBytes(StandardCharsets.UTF_8));
+        String business = publisher.publish(OutboundMessage.of("", rabbit.queue, "c".getBytes(StandardCharsets.UTF_8))
+                .withMessageId("order-42-created"));
+
+        assertThat(UUID.fromString(first).version()).isEqualTo(7);
+        // Time-ordered: the leading 48 bits are the creation millisecond.
+        assertThat(UUID.fromString(second).getMostSignificantBits() >>> 16)
+                .isGreaterThanOrEqualTo(UUID.fromString(first).getMostSignificantBits() >>> 16);
+        assertThat(business).isEqualTo("order-42-created");
+        List<GetResponse> got = rabbit.drain(rabbit.queue);
+        assertThat(got).extracting(r -> r.getProps().getMessageId()).containsExactly(first, second, business);
+        assertThat(got).allSatisfy(r -> assertThat(r.getProps().getDeliveryMode()).isEqualTo(2));
+        assertThat(publisher.outstanding()).isEmpty();
+    }
+
+    @Test
+    void unroutableMessageIsAClearException() throws Exception {
+        OncePublisher publisher = rabbit.track(OncePublisher.builder(rabbit.connect()).build());
+
+        assertThatThrownBy(() -> publisher.publish(OutboundMessage.of("", "no-such-queue-" + UUID.randomUUID(),
+                new byte[] {1}).withMessageId("lost-1")))
+                .isInstanceOf(UnroutableMessageException.class)
+                .hasMessageContaining("lost-1")
+                .hasMessageContaining("NO_ROUTE")
+                .satisfies(e -> assertThat(((UnroutableMessageException) e).messageId()).isEqualTo("lost-1"));
+        // The channel still works afterwards.
+        declareQueue(null);
+        assertThat(publisher.publish("", rabbit.queue, new byte[] {2})).isNotBlank();
+    }
+
+    @Test
+    void nackedPublishIsRetriedWithTheSameIdThenReported() throws Exception {
+        declareQueue(Map.of("x-max-length", 1, "x-overflow", "reject-publish"));
+        OncePublisher publisher = rabbit.track(OncePublisher.builder(rabbit.connect())
+                .maxAttempts(3).retryBackoff(Duration.ofMillis(10)).build());
+        publisher.publish(OutboundMessage.of("", rabbit.queue, new byte[] {1}).withMessageId("fits"));
+
+        assertThatThrownBy(() -> publisher.publish(OutboundMessage.of("", rabbit.queue, new byte[] {2})
+                .withMessageId("full-1")))
+                .isInstanceOf(PublishException.class)
+                .hasMessageContaining("not confirmed after 3 tries")
+                .hasMessageContaining("full-1")
+                .satisfies(e -> assertThat(((PublishException) e).messageId()).isEqualTo("full-1"));
+        assertThat(rabbit.messageCount(rabbit.queue)).isEqualTo(1);
+    }
+
+    @Test
+    void publishesSurviveALostConnectionAsDuplicatesNeverAsLosses() throws Exception {
+        declareQueue(null);
+        try (FaultProxy proxy = new FaultProxy("127.0.0.1", 5672)) {
+            ConnectionFactory f = RabbitFixture.factory();
+            f.setPort(proxy.port());
+            Connection viaProxy = f.newConnection("once-test-publisher");
+            rabbit.track(viaProxy::abort);
+            OncePublisher publisher = rabbit.track(OncePublisher.builder(viaProxy)
+                    .maxAttempts(20).retryBackoff(Duration.ofMillis(100)).confirmTimeout(Duration.ofSeconds(2))
+                    .build());
+            List<OutboundMessage> messages = new ArrayList<>();
+            for (int i = 0; i < 3000; i++) {
+                messages.add(OutboundMessage.of("", rabbit.queue, ("m" + i).getBytes(StandardCharsets.UTF_8)));
+            }
+            AtomicBoolean cut = new AtomicBoolean();
+            Thread cutter = new Thread(() -> {
+                await().atMost(Duration.ofSeconds(10)).until(() -> {
+                    try {
+                        return rabbit.messageCount(rabbit.queue) > 200;
+                    } catch (Exception e) {
+                        return false;
+                    }
+                });
+                proxy.cut();
+                cut.set(true);
+            });
+            cutter.start();
+            List<String> ids = publisher.publishAll(messages);
+            cutter.join(15_000);
+
+            assertThat(cut).isTrue();
+            assertThat(new HashSet<>(ids)).hasSize(3000);
+            Set<String> arrived = new HashSet<>();
+            for (GetResponse r : rabbit.drain(rabbit.queue)) {
+                arrived.add(r.getProps().getMessageId());
+            }
+            // Every message arrived, perhaps more than once (a re-send keeps its ID, so consumers skip it).
+            assertThat(arrived).containsAll(ids);
+        }
+    }
+}
