@@ -1,14 +1,24 @@
 package io.github.once.redis;
 
+import io.github.once.IdempotencyKey;
+import io.github.once.spi.ClaimRequest;
+import io.github.once.spi.ClaimResult;
 import io.github.once.spi.IdempotencyStore;
 import io.github.once.testkit.IdempotencyStoreContract;
 
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The whole store contract against a private Redis Cluster of three masters. Keys of one test spread over all
- * three (checked by {@link RedisClusterTest}), so every operation must stay on one key to pass.
+ * three (checked below), so every operation must stay on one key to pass.
  */
 class RedisClusterStoreContractTest extends IdempotencyStoreContract {
 
@@ -32,5 +42,36 @@ class RedisClusterStoreContractTest extends IdempotencyStoreContract {
                 .clusterUris(cluster.uris())
                 .clientResources(SharedRedis.RESOURCES)
                 .build();
+    }
+
+    private List<ClaimRequest> requests(int n) {
+        List<ClaimRequest> requests = new ArrayList<>();
+        for (int i = 0; i < n; i++) {
+            requests.add(new ClaimRequest(IdempotencyKey.of(namespace, "spread-" + i), "fp", Duration.ofMinutes(1),
+                    Duration.ofMinutes(5)));
+        }
+        return requests;
+    }
+
+    @Test
+    void oneBatchSpreadsOverEveryMaster() {
+        List<ClaimResult> results = store.claimAll(requests(60));
+
+        assertThat(results).hasSize(60).allMatch(r -> r instanceof ClaimResult.Acquired);
+        for (RedisServer node : cluster.nodes()) {
+            String keys = node.cli("--scan", "--pattern", "once:{" + namespace + ":*");
+            assertThat(keys.lines().count()).as("records on node %d", node.port()).isPositive();
+        }
+    }
+
+    @Test
+    void nodesThatLostTheirScriptsLoadThemAgain() {
+        for (RedisServer node : cluster.nodes()) {
+            assertThat(node.cli("script", "flush")).contains("OK");
+        }
+
+        assertThat(store.claimAll(requests(30))).allMatch(r -> r instanceof ClaimResult.Acquired);
+        assertThat(store.claim(requests(31).get(30))).isInstanceOf(ClaimResult.Acquired.class);
+        assertThat(store.find(requests(1).get(0).key())).isPresent();
     }
 }

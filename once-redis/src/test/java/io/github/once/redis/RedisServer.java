@@ -42,6 +42,21 @@ final class RedisServer implements AutoCloseable {
     }
 
     static RedisServer start(int port, String... extra) {
+        return start(port, false, extra);
+    }
+
+    /**
+     * Starts a server that speaks TLS only, on a spare port, with the given PEM files; ready once its log says so
+     * (a plain PING cannot tell).
+     */
+    static RedisServer startTls(Path cert, Path key) {
+        int port = spareRedisPort(false);
+        return start(port, true, "--port", "0", "--tls-port", Integer.toString(port), "--tls-cert-file",
+                cert.toString(), "--tls-key-file", key.toString(), "--tls-ca-cert-file", cert.toString(),
+                "--tls-auth-clients", "no");
+    }
+
+    private static RedisServer start(int port, boolean tls, String... extra) {
         Path dir;
         try {
             dir = Files.createTempDirectory("once-redis-" + port + "-");
@@ -67,7 +82,7 @@ final class RedisServer implements AutoCloseable {
                             throw new IllegalStateException("redis-server on port " + port + " exited: "
                                     + server.log());
                         }
-                        return server.answersPing();
+                        return tls ? server.log().contains("Ready to accept connections") : server.answersPing();
                     });
         } catch (RuntimeException e) {
             server.close();
