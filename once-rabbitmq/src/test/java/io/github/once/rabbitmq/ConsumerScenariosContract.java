@@ -478,7 +478,7 @@ abstract class ConsumerScenariosContract {
         assertThat(listener.count(ConsumerAction.DEAD_LETTERED)).isZero();
         assertThat(rabbit.messageCount(Topology.deadLetterQueue(rabbit.queue))).isZero();
         // Every second copy (and every redelivery after a close) was recognised, not run again.
-        assertThat(listener.count(ConsumerAction.PROCESSED)).isEqualTo(n);
+        assertThat(listener.count(ConsumerAction.PROCESSED)).isLessThanOrEqualTo(n); // a processed one whose ack was lost is ABANDONED
         assertThat(listener.count(ConsumerAction.DUPLICATE)).isGreaterThanOrEqualTo(n);
     }
 }
