@@ -1,0 +1,54 @@
+package io.github.once.jdbc;
+
+import java.sql.Connection;
+import java.sql.DatabaseMetaData;
+import java.sql.SQLException;
+import java.util.Locale;
+
+/** The databases Once speaks to. Each has its own schema file and its own single-statement claim. */
+public enum JdbcDialect {
+    /** PostgreSQL 9.5 or later: {@code INSERT ... ON CONFLICT DO UPDATE ... RETURNING}. */
+    POSTGRESQL("postgresql"),
+    /** MariaDB 10.5 or later: {@code INSERT ... ON DUPLICATE KEY UPDATE ... RETURNING}. */
+    MARIADB("mariadb"),
+    /** H2 2.x: {@code SELECT ... FROM FINAL TABLE (MERGE INTO ... USING ...)}. */
+    H2("h2");
+
+    private final String folder;
+
+    JdbcDialect(String folder) {
+        this.folder = folder;
+    }
+
+    /** The classpath location of this dialect's schema, ready for a Flyway or Liquibase folder. */
+    public String schemaResource() {
+        return "db/once/" + folder + "/V1__once_record.sql";
+    }
+
+    /** Picks the dialect from the connection's metadata. */
+    public static JdbcDialect detect(Connection connection) throws SQLException {
+        DatabaseMetaData meta = connection.getMetaData();
+        String product = meta.getDatabaseProductName();
+        String name = product == null ? "" : product.toLowerCase(Locale.ROOT);
+        if (name.contains("postgres")) {
+            return POSTGRESQL;
+        }
+        if (name.contains("mariadb")) {
+            return MARIADB;
+        }
+        if (name.contains("mysql")) {
+            // MariaDB servers reached through a MySQL driver report "MySQL" with a MariaDB version string.
+            String version = String.valueOf(meta.getDatabaseProductVersion()).toLowerCase(Locale.ROOT);
+            if (version.contains("mariadb")) {
+                return MARIADB;
+            }
+            throw new IllegalArgumentException("dialect: MySQL (" + meta.getDatabaseProductVersion()
+                    + ") lacks INSERT ... RETURNING, which the claim needs; use MariaDB 10.5 or later");
+        }
+        if (name.contains("h2")) {
+            return H2;
+        }
+        throw new IllegalArgumentException("dialect: unsupported database '" + product
+                + "'; supported are PostgreSQL, MariaDB and H2");
+    }
+}

@@ -1,0 +1,139 @@
+package io.github.once.jdbc;
+
+import io.github.once.OnceException;
+import io.github.once.spi.Durations;
+import io.github.once.spi.PurgeableStore;
+
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * Deletes expired records on a schedule, in bounded batches, so the table never needs one huge DELETE. Several
+ * processes may run a purger on the same table at once: each batch is a short transaction of its own, and the
+ * store's purge statement lets concurrent batches skip or wait for each other rather than deadlock.
+ *
+ * <pre>{@code
+ * JdbcPurger purger = JdbcPurger.builder(store).interval(Duration.ofMinutes(1)).batchSize(1_000).build();
+ * purger.start();   // ... purger.close() on shutdown
+ * }</pre>
+ */
+public final class JdbcPurger implements AutoCloseable {
+
+    private static final Logger log = LoggerFactory.getLogger(JdbcPurger.class);
+
+    private final PurgeableStore store;
+    private final Duration interval;
+    private final int batchSize;
+    private final int maxBatchesPerRun;
+    private ScheduledExecutorService scheduler;
+
+    private JdbcPurger(Builder b) {
+        this.store = b.store;
+        this.interval = b.interval;
+        this.batchSize = b.batchSize;
+        this.maxBatchesPerRun = b.maxBatchesPerRun;
+    }
+
+    public static Builder builder(PurgeableStore store) {
+        return new Builder(store);
+    }
+
+    /** Runs {@link #runOnce()} every interval on a daemon thread of its own. */
+    public synchronized JdbcPurger start() {
+        if (scheduler != null) {
+            throw new IllegalStateException("purger already started");
+        }
+        scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
+            Thread t = new Thread(r, "once-jdbc-purger");
+            t.setDaemon(true);
+            return t;
+        });
+        long millis = interval.toMillis();
+        scheduler.scheduleWithFixedDelay(this::runQuietly, millis, millis, TimeUnit.MILLISECONDS);
+        return this;
+    }
+
+    /**
+     * Deletes expired records batch by batch until a batch comes back short (the backlog is empty for now) or
+     * the run's batch limit is reached.
+     *
+     * @return how many records were deleted
+     */
+    public int runOnce() {
+        int total = 0;
+        for (int i = 0; i < maxBatchesPerRun; i++) {
+            int deleted = store.purgeExpired(batchSize);
+            total += deleted;
+            if (deleted < batchSize) {
+                break;
+            }
+        }
+        return total;
+    }
+
+    private void runQuietly() {
+        try {
+            int deleted = runOnce();
+            if (deleted > 0) {
+                log.debug("Purged {} expired records", deleted);
+            }
+        } catch (OnceException e) {
+            log.warn("Purge of expired records failed; will try again in {}", interval, e);
+        } catch (RuntimeException e) {
+            log.error("Unexpected failure purging expired records; will try again in {}", interval, e);
+        }
+    }
+
+    @Override
+    public synchronized void close() {
+        if (scheduler != null) {
+            scheduler.shutdownNow();
+            scheduler = null;
+        }
+    }
+
+    public static final class Builder {
+        private final PurgeableStore store;
+        private Duration interval = Duration.ofMinutes(1);
+        private int batchSize = JdbcIdempotencyStore.DEFAULT_PURGE_BATCH;
+        private int maxBatchesPerRun = 100;
+
+        private Builder(PurgeableStore store) {
+            this.store = Objects.requireNonNull(store, "store");
+        }
+
+        /** Time between runs (default 1 minute). */
+        public Builder interval(Duration interval) {
+            this.interval = Durations.requirePositive(interval, "interval");
+            return this;
+        }
+
+        /** Rows per DELETE statement (default 1,000). */
+        public Builder batchSize(int batchSize) {
+            if (batchSize <= 0 || batchSize > 100_000) {
+                throw new IllegalArgumentException("batchSize must be between 1 and 100000, but was " + batchSize);
+            }
+            this.batchSize = batchSize;
+            return this;
+        }
+
+        /** Most batches in one run (default 100), so one run never holds the database for long. */
+        public Builder maxBatchesPerRun(int maxBatchesPerRun) {
+            if (maxBatchesPerRun <= 0) {
+                throw new IllegalArgumentException("maxBatchesPerRun must be positive, but was " + maxBatchesPerRun);
+            }
+            this.maxBatchesPerRun = maxBatchesPerRun;
+            return this;
+        }
+
+        public JdbcPurger build() {
+            return new JdbcPurger(this);
+        }
+    }
+}

@@ -1,0 +1,225 @@
+package io.github.once.jdbc;
+
+import java.nio.charset.StandardCharsets;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.Map;
+import java.util.StringJoiner;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.IntFunction;
+
+/**
+ * Every statement Once runs, for one dialect and one table. Deadlines are always computed by the database clock;
+ * the client only passes durations in microseconds.
+ *
+ * <p>The claim is a single upsert whose every assignment is guarded by "the stored row may be taken": expired, or
+ * in progress with a lapsed lease. The row it returns answers the claim: it carries this attempt's random
+ * {@code claim_id} only when this attempt acquired it.
+ */
+final class Sql {
+
+    /** Columns a claim returns, in this order. */
+    static final String RETURNED = "namespace, record_key, state, token, lease_until, expires_at, fingerprint, result, claim_id";
+    private static final String INSERTED = RETURNED + ", created_at, completed_at";
+    /** Parameters per row of a claim: namespace, key, lease micros, expiry micros, fingerprint, claim id. */
+    static final int CLAIM_PARAMS = 6;
+
+    final JdbcDialect dialect;
+    final String table;
+    private final Map<Integer, String> claims = new ConcurrentHashMap<>();
+    private final IntFunction<String> claimBuilder;
+
+    final String find;
+    final String complete;
+    final String completeHeld;
+    final String release;
+    final String releaseHeld;
+    final String renew;
+    /** MariaDB only: reads the renewed deadline inside the renewing transaction. */
+    final String renewedDeadline;
+    final String purge;
+
+    Sql(JdbcDialect dialect, String table) {
+        this.dialect = dialect;
+        this.table = table;
+        String owned = " WHERE namespace = ? AND record_key = ? AND state = 'IN_PROGRESS' AND token = ?";
+        switch (dialect) {
+            case POSTGRESQL -> {
+                String fromNow = " FROM (SELECT clock_timestamp() AS now) AS c";
+                claimBuilder = this::postgresClaim;
+                find = "SELECT state, token, lease_until, expires_at, fingerprint, result FROM " + table
+                        + " WHERE namespace = ? AND record_key = ? AND expires_at > clock_timestamp()";
+                completeHeld = "UPDATE " + table + " AS t SET state = 'COMPLETED', result = ?, lease_until = c.now,"
+                        + " completed_at = c.now, expires_at = c.now + ? * INTERVAL '1 microsecond'" + fromNow
+                        + owned;
+                complete = completeHeld + " AND t.lease_until > c.now";
+                releaseHeld = "UPDATE " + table + " AS t SET lease_until = c.now" + fromNow
+                        + owned;
+                release = releaseHeld + " AND t.lease_until > c.now";
+                renew = "UPDATE " + table + " AS t SET lease_until = c.now + ? * INTERVAL '1 microsecond',"
+                        + " expires_at = GREATEST(t.expires_at, c.now + ? * INTERVAL '1 microsecond')" + fromNow
+                        + owned
+                        + " AND t.lease_until > c.now RETURNING t.lease_until";
+                renewedDeadline = null;
+                // No DELETE ... LIMIT in PostgreSQL: lock a bounded batch of keys, skipping rows a claim holds.
+                purge = "DELETE FROM " + table + " AS t USING (SELECT namespace, record_key FROM " + table
+                        + " WHERE expires_at <= clock_timestamp() ORDER BY expires_at LIMIT ? FOR UPDATE SKIP LOCKED) AS d"
+                        + " WHERE t.namespace = d.namespace AND t.record_key = d.record_key";
+            }
+            case MARIADB -> {
+                claimBuilder = this::mariadbClaim;
+                find = "SELECT state, token, lease_until, expires_at, fingerprint, result FROM " + table
+                        + " WHERE namespace = ? AND record_key = ? AND expires_at > UTC_TIMESTAMP(6)";
+                completeHeld = "UPDATE " + table + " SET state = 'COMPLETED', result = ?, lease_until = UTC_TIMESTAMP(6),"
+                        + " completed_at = UTC_TIMESTAMP(6), expires_at = UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND" + owned;
+                complete = completeHeld + " AND lease_until > UTC_TIMESTAMP(6)";
+                releaseHeld = "UPDATE " + table + " SET lease_until = UTC_TIMESTAMP(6)" + owned;
+                release = releaseHeld + " AND lease_until > UTC_TIMESTAMP(6)";
+                renew = "UPDATE " + table + " SET expires_at = GREATEST(expires_at, UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND),"
+                        + " lease_until = UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND" + owned
+                        + " AND lease_until > UTC_TIMESTAMP(6)";
+                renewedDeadline = "SELECT lease_until FROM " + table + owned;
+                purge = "DELETE FROM " + table + " WHERE expires_at <= UTC_TIMESTAMP(6) ORDER BY expires_at LIMIT ?";
+            }
+            case H2 -> {
+                claimBuilder = this::h2Claim;
+                find = "SELECT state, token, lease_until, expires_at, fingerprint, result FROM " + table
+                        + " WHERE namespace = ? AND record_key = ? AND expires_at > CURRENT_TIMESTAMP";
+                completeHeld = "UPDATE " + table + " SET state = 'COMPLETED', result = ?, lease_until = CURRENT_TIMESTAMP,"
+                        + " completed_at = CURRENT_TIMESTAMP, expires_at = DATEADD(MICROSECOND, ?, CURRENT_TIMESTAMP)" + owned;
+                complete = completeHeld + " AND lease_until > CURRENT_TIMESTAMP";
+                releaseHeld = "UPDATE " + table + " SET lease_until = CURRENT_TIMESTAMP" + owned;
+                release = releaseHeld + " AND lease_until > CURRENT_TIMESTAMP";
+                renew = "SELECT lease_until FROM FINAL TABLE (UPDATE " + table
+                        + " SET expires_at = GREATEST(expires_at, DATEADD(MICROSECOND, ?, CURRENT_TIMESTAMP)),"
+                        + " lease_until = DATEADD(MICROSECOND, ?, CURRENT_TIMESTAMP)" + owned
+                        + " AND lease_until > CURRENT_TIMESTAMP)";
+                renewedDeadline = null;
+                purge = "DELETE FROM " + table + " WHERE expires_at <= CURRENT_TIMESTAMP FETCH FIRST ? ROWS ONLY";
+            }
+            default -> throw new IllegalArgumentException("dialect: " + dialect);
+        }
+    }
+
+    /** The claim statement for {@code rows} distinct keys. */
+    String claim(int rows) {
+        return claims.computeIfAbsent(rows, claimBuilder::apply);
+    }
+
+    /** The row may be taken: expired, or in progress with a lapsed lease. {@code now} is the claim's time. */
+    private static String takeable(String row, String now) {
+        return "(" + row + "expires_at <= " + now + " OR (" + row + "state = 'IN_PROGRESS' AND " + row
+                + "lease_until <= " + now + "))";
+    }
+
+    private String postgresClaim(int rows) {
+        StringJoiner values = new StringJoiner(", ");
+        for (int i = 0; i < rows; i++) {
+            values.add(i == 0
+                    ? "(CAST(? AS VARCHAR), CAST(? AS VARCHAR), CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS VARCHAR), CAST(? AS BIGINT))"
+                    : "(?, ?, ?, ?, ?, ?)");
+        }
+        String c = takeable("t.", "EXCLUDED.created_at");
+        return "INSERT INTO " + table + " AS t (" + INSERTED + ")"
+                + " SELECT v.ns, v.k, 'IN_PROGRESS', CAST(EXTRACT(EPOCH FROM c.now) * 1000000 AS BIGINT),"
+                + " c.now + v.lease * INTERVAL '1 microsecond', c.now + v.expiry * INTERVAL '1 microsecond',"
+                + " v.fp, NULL, v.claim_id, c.now, NULL"
+                + " FROM (VALUES " + values + ") AS v(ns, k, lease, expiry, fp, claim_id)"
+                + " CROSS JOIN (SELECT clock_timestamp() AS now) AS c"
+                + " ON CONFLICT (namespace, record_key) DO UPDATE SET"
+                + " state = CASE WHEN " + c + " THEN 'IN_PROGRESS' ELSE t.state END,"
+                + " token = CASE WHEN " + c + " THEN GREATEST(t.token + 1, EXCLUDED.token) ELSE t.token END,"
+                + " lease_until = CASE WHEN " + c + " THEN EXCLUDED.lease_until ELSE t.lease_until END,"
+                + " expires_at = CASE WHEN " + c + " THEN EXCLUDED.expires_at ELSE t.expires_at END,"
+                + " fingerprint = CASE WHEN " + c + " THEN EXCLUDED.fingerprint ELSE t.fingerprint END,"
+                + " result = CASE WHEN " + c + " THEN NULL ELSE t.result END,"
+                + " claim_id = CASE WHEN " + c + " THEN EXCLUDED.claim_id ELSE t.claim_id END,"
+                + " created_at = CASE WHEN " + c + " THEN EXCLUDED.created_at ELSE t.created_at END,"
+                + " completed_at = CASE WHEN " + c + " THEN NULL ELSE t.completed_at END"
+                + " RETURNING " + RETURNED;
+    }
+
+    private String mariadbClaim(int rows) {
+        String now = "UTC_TIMESTAMP(6)";
+        StringJoiner values = new StringJoiner(", ");
+        for (int i = 0; i < rows; i++) {
+            values.add("(?, ?, 'IN_PROGRESS', TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', " + now + "), "
+                    + now + " + INTERVAL ? MICROSECOND, " + now + " + INTERVAL ? MICROSECOND, ?, NULL, ?, " + now + ", NULL)");
+        }
+        String c = takeable("", "VALUES(created_at)");
+        // MariaDB assigns left to right and later assignments see earlier ones. The guard reads state, expires_at
+        // and lease_until, so those come last, lease_until very last: a taken row already had
+        // lease_until <= expires_at <= now or a lapsed lease, so the guard stays true until the end.
+        return "INSERT INTO " + table + " (" + INSERTED + ") VALUES " + values
+                + " ON DUPLICATE KEY UPDATE"
+                + " token = IF(" + c + ", GREATEST(token + 1, VALUES(token)), token),"
+                + " fingerprint = IF(" + c + ", VALUES(fingerprint), fingerprint),"
+                + " result = IF(" + c + ", NULL, result),"
+                + " claim_id = IF(" + c + ", VALUES(claim_id), claim_id),"
+                + " created_at = IF(" + c + ", VALUES(created_at), created_at),"
+                + " completed_at = IF(" + c + ", NULL, completed_at),"
+                + " state = IF(" + c + ", 'IN_PROGRESS', state),"
+                + " expires_at = IF(" + c + ", VALUES(expires_at), expires_at),"
+                + " lease_until = IF(" + c + ", VALUES(lease_until), lease_until)"
+                + " RETURNING " + RETURNED;
+    }
+
+    private String h2Claim(int rows) {
+        StringJoiner values = new StringJoiner(", ");
+        for (int i = 0; i < rows; i++) {
+            values.add("(CAST(? AS VARCHAR(64)), CAST(? AS VARCHAR(200)), CAST(? AS BIGINT), CAST(? AS BIGINT),"
+                    + " CAST(? AS VARCHAR(64)), CAST(? AS BIGINT))");
+        }
+        String c = takeable("t.", "s.now");
+        String micros = "DATEDIFF(MICROSECOND, TIMESTAMP WITH TIME ZONE '1970-01-01 00:00:00+00', s.now)";
+        return "SELECT " + RETURNED + " FROM FINAL TABLE (MERGE INTO " + table + " AS t USING"
+                + " (SELECT v.ns, v.k, v.lease, v.expiry, v.fp, v.claim_id, CURRENT_TIMESTAMP AS now"
+                + " FROM (VALUES " + values + ") AS v(ns, k, lease, expiry, fp, claim_id)) AS s"
+                + " ON t.namespace = s.ns AND t.record_key = s.k"
+                + " WHEN MATCHED THEN UPDATE SET"
+                + " state = CASE WHEN " + c + " THEN 'IN_PROGRESS' ELSE t.state END,"
+                + " token = CASE WHEN " + c + " THEN GREATEST(t.token + 1, " + micros + ") ELSE t.token END,"
+                + " lease_until = CASE WHEN " + c + " THEN DATEADD(MICROSECOND, s.lease, s.now) ELSE t.lease_until END,"
+                + " expires_at = CASE WHEN " + c + " THEN DATEADD(MICROSECOND, s.expiry, s.now) ELSE t.expires_at END,"
+                + " fingerprint = CASE WHEN " + c + " THEN s.fp ELSE t.fingerprint END,"
+                + " result = CASE WHEN " + c + " THEN NULL ELSE t.result END,"
+                + " claim_id = CASE WHEN " + c + " THEN s.claim_id ELSE t.claim_id END,"
+                + " created_at = CASE WHEN " + c + " THEN s.now ELSE t.created_at END,"
+                + " completed_at = CASE WHEN " + c + " THEN NULL ELSE t.completed_at END"
+                + " WHEN NOT MATCHED THEN INSERT (" + INSERTED + ") VALUES (s.ns, s.k, 'IN_PROGRESS', " + micros + ","
+                + " DATEADD(MICROSECOND, s.lease, s.now), DATEADD(MICROSECOND, s.expiry, s.now), s.fp, NULL,"
+                + " s.claim_id, s.now, NULL))";
+    }
+
+    /** Binds namespace or key: bytes for MariaDB's binary columns, text elsewhere. */
+    void bindText(PreparedStatement ps, int index, String value) throws SQLException {
+        if (dialect == JdbcDialect.MARIADB) {
+            ps.setBytes(index, value.getBytes(StandardCharsets.UTF_8));
+        } else {
+            ps.setString(index, value);
+        }
+    }
+
+    String readText(ResultSet rs, int index) throws SQLException {
+        if (dialect == JdbcDialect.MARIADB) {
+            byte[] bytes = rs.getBytes(index);
+            return bytes == null ? null : new String(bytes, StandardCharsets.UTF_8);
+        }
+        return rs.getString(index);
+    }
+
+    /** Reads a time column as an instant; never through java.sql.Timestamp, which would apply the JVM's zone. */
+    Instant readInstant(ResultSet rs, int index) throws SQLException {
+        if (dialect == JdbcDialect.MARIADB) {
+            LocalDateTime utc = rs.getObject(index, LocalDateTime.class);
+            return utc == null ? null : utc.toInstant(ZoneOffset.UTC);
+        }
+        OffsetDateTime t = rs.getObject(index, OffsetDateTime.class);
+        return t == null ? null : t.toInstant();
+    }
+}

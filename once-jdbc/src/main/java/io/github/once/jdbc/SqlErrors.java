@@ -1,0 +1,56 @@
+package io.github.once.jdbc;
+
+import io.github.once.OnceException;
+import io.github.once.StoreUnavailableException;
+
+import java.sql.SQLException;
+import java.sql.SQLNonTransientConnectionException;
+import java.sql.SQLRecoverableException;
+import java.sql.SQLTimeoutException;
+import java.sql.SQLTransientConnectionException;
+import java.util.Set;
+
+/** Sorts SQL failures: the store unreachable, a race another attempt resolves, or a real error. */
+final class SqlErrors {
+
+    /** Serialization failure and deadlock (all three), PostgreSQL lock_not_available, H2 duplicate key in MERGE. */
+    private static final Set<String> RACE_STATES = Set.of("40001", "40P01", "55P03", "23505", "HYT00");
+    /** MariaDB lock wait timeout and deadlock; H2 lock timeout, deadlock and concurrent update. */
+    private static final Set<Integer> RACE_CODES = Set.of(1205, 1213, 50200, 40001, 90131);
+    /** PostgreSQL query_canceled (a query timeout), admin or crash shutdown; MariaDB interrupted. */
+    private static final Set<String> UNAVAILABLE_STATES = Set.of("57014", "57P01", "57P02", "57P03", "70100");
+
+    private SqlErrors() {
+    }
+
+    static boolean isUnavailable(SQLException e) {
+        if (e instanceof SQLTransientConnectionException || e instanceof SQLNonTransientConnectionException
+                || e instanceof SQLRecoverableException || e instanceof SQLTimeoutException) {
+            return true;
+        }
+        String state = e.getSQLState();
+        return state != null && (state.startsWith("08") || UNAVAILABLE_STATES.contains(state));
+    }
+
+    /** A lost race or a lock wait: another statement holds or just changed the row. */
+    static boolean isRace(SQLException e) {
+        if (isUnavailable(e) && !(e instanceof SQLTimeoutException)) {
+            return false;
+        }
+        return RACE_STATES.contains(e.getSQLState()) || RACE_CODES.contains(e.getErrorCode());
+    }
+
+    /** A timeout while a statement waited: a lock held by a long transaction, or a slow store. */
+    static boolean isTimeout(SQLException e) {
+        return e instanceof SQLTimeoutException || "57014".equals(e.getSQLState()) || "70100".equals(e.getSQLState());
+    }
+
+    static OnceException translate(String operation, SQLException e) {
+        if (isUnavailable(e)) {
+            return new StoreUnavailableException("JDBC store unavailable during " + operation + " (SQLState "
+                    + e.getSQLState() + "): " + e.getMessage(), e);
+        }
+        return new OnceException("JDBC store failed during " + operation + " (SQLState " + e.getSQLState()
+                + ", error " + e.getErrorCode() + "): " + e.getMessage(), e);
+    }
+}

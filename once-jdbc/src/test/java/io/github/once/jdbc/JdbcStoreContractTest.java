@@ -1,0 +1,153 @@
+package io.github.once.jdbc;
+
+import com.zaxxer.hikari.HikariDataSource;
+import io.github.once.spi.IdempotencyStore;
+import io.github.once.testkit.IdempotencyStoreContract;
+
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Nested;
+
+/**
+ * The store contract on each database, under each isolation level: auto-commit READ COMMITTED statements, and
+ * REPEATABLE READ with the pool handing out connections in manual-commit mode (as a transaction manager would).
+ * Each variant gets a fresh random table, dropped at the end.
+ */
+class JdbcStoreContractTest {
+
+    private static final Map<String, Fixture> FIXTURES = new ConcurrentHashMap<>();
+
+    record Fixture(HikariDataSource pool, JdbcIdempotencyStore store) {
+    }
+
+    static JdbcIdempotencyStore store(TestDb db, String isolation, boolean autoCommit) {
+        return FIXTURES.computeIfAbsent(db + "/" + isolation + "/" + autoCommit, k -> {
+            HikariDataSource pool = db.pool(isolation, autoCommit);
+            JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(pool)
+                    .tableName(TestDb.randomTable("once_contract"))
+                    .createTableIfMissing(true)
+                    .build();
+            return new Fixture(pool, store);
+        }).store();
+    }
+
+    @AfterAll
+    static void dropTables() throws Exception {
+        List<Exception> failures = new ArrayList<>();
+        for (Fixture f : FIXTURES.values()) {
+            try (HikariDataSource pool = f.pool()) {
+                TestDb.drop(pool, f.store().tableName());
+            } catch (Exception e) {
+                failures.add(e);
+            }
+        }
+        FIXTURES.clear();
+        if (!failures.isEmpty()) {
+            throw failures.get(0);
+        }
+    }
+
+    abstract static class Variant extends IdempotencyStoreContract {
+        abstract TestDb db();
+
+        abstract String isolation();
+
+        abstract boolean autoCommit();
+
+        @Override
+        protected IdempotencyStore createStore() {
+            JdbcIdempotencyStore shared = store(db(), isolation(), autoCommit());
+            // The contract closes its store after each test; the shared pool outlives it.
+            return new IdempotencyStore() {
+                @Override
+                public io.github.once.spi.ClaimResult claim(io.github.once.spi.ClaimRequest request) {
+                    return shared.claim(request);
+                }
+
+                @Override
+                public List<io.github.once.spi.ClaimResult> claimAll(List<io.github.once.spi.ClaimRequest> requests) {
+                    return shared.claimAll(requests);
+                }
+
+                @Override
+                public boolean complete(io.github.once.spi.Lease lease, byte[] result, java.time.Duration retention) {
+                    return shared.complete(lease, result, retention);
+                }
+
+                @Override
+                public boolean release(io.github.once.spi.Lease lease) {
+                    return shared.release(lease);
+                }
+
+                @Override
+                public java.util.Optional<io.github.once.spi.Lease> renew(io.github.once.spi.Lease lease, java.time.Duration d) {
+                    return shared.renew(lease, d);
+                }
+
+                @Override
+                public java.util.Optional<io.github.once.IdempotencyRecord> find(io.github.once.IdempotencyKey key) {
+                    return shared.find(key);
+                }
+            };
+        }
+
+        @Override
+        protected int fuzzRounds() {
+            return 1;
+        }
+    }
+
+    @Nested
+    @DisplayName("PostgreSQL, READ COMMITTED, auto-commit")
+    class PostgresReadCommitted extends Variant {
+        TestDb db() { return TestDb.POSTGRESQL; }
+        String isolation() { return "TRANSACTION_READ_COMMITTED"; }
+        boolean autoCommit() { return true; }
+    }
+
+    @Nested
+    @DisplayName("PostgreSQL, REPEATABLE READ, manual commit")
+    class PostgresRepeatableRead extends Variant {
+        TestDb db() { return TestDb.POSTGRESQL; }
+        String isolation() { return "TRANSACTION_REPEATABLE_READ"; }
+        boolean autoCommit() { return false; }
+    }
+
+    @Nested
+    @DisplayName("MariaDB, REPEATABLE READ, auto-commit")
+    class MariaDbRepeatableRead extends Variant {
+        TestDb db() { return TestDb.MARIADB; }
+        String isolation() { return "TRANSACTION_REPEATABLE_READ"; }
+        boolean autoCommit() { return true; }
+    }
+
+    @Nested
+    @DisplayName("MariaDB, READ COMMITTED, manual commit")
+    class MariaDbReadCommitted extends Variant {
+        TestDb db() { return TestDb.MARIADB; }
+        String isolation() { return "TRANSACTION_READ_COMMITTED"; }
+        boolean autoCommit() { return false; }
+    }
+
+    @Nested
+    @DisplayName("H2, READ COMMITTED, auto-commit")
+    class H2ReadCommitted extends Variant {
+        TestDb db() { return TestDb.H2; }
+        String isolation() { return "TRANSACTION_READ_COMMITTED"; }
+        boolean autoCommit() { return true; }
+    }
+
+    @Nested
+    @DisplayName("H2, REPEATABLE READ, manual commit")
+    class H2RepeatableRead extends Variant {
+        TestDb db() { return TestDb.H2; }
+        String isolation() { return "TRANSACTION_REPEATABLE_READ"; }
+        boolean autoCommit() { return false; }
+    }
+
+}
