@@ -1,0 +1,155 @@
+package io.github.once.cli.demo;
+
+import com.rabbitmq.client.Connection;
+import com.rabbitmq.client.ConnectionFactory;
+import io.github.once.cli.CliException;
+import io.github.once.cli.embedded.EmbeddedBroker;
+import io.lettuce.core.RedisClient;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.api.StatefulRedisConnection;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+
+/** Everything a demo run needs, opened up front so a bad target fails before any cell runs. */
+final class DemoSetup implements AutoCloseable {
+
+    private final List<AutoCloseable> resources = new ArrayList<>();
+    private final List<ConsumerStyle> styles = new ArrayList<>();
+    private final List<String> notes = new ArrayList<>();
+    private ConnectionFactory amqp;
+    private String broker;
+    private boolean embedded;
+
+    private DemoSetup() {
+    }
+
+    static DemoSetup open(DemoTargets targets) {
+        DemoSetup s = new DemoSetup();
+        try {
+            s.openBroker(targets.amqpUri());
+            s.styles.add(TrapStyle.ackFirst());
+            s.styles.add(TrapStyle.noGuard());
+            s.styles.add(TrapStyle.checkThenLock("memory", new MapCheckThenLockGuard()));
+            RedisClient redis = null;
+            if (targets.redisUri() != null) {
+                redis = s.openRedis(targets.redisUri());
+                s.styles.add(TrapStyle.checkThenLock("redis", new RedisCheckThenLockGuard(
+                        s.redisConnection(redis, targets.redisUri()), "once-demo:msg:processed:")));
+            }
+            OnceRows.add(s, redis, targets);
+            return s;
+        } catch (RuntimeException e) {
+            s.close();
+            throw e;
+        }
+    }
+
+    private void openBroker(String uri) {
+        amqp = new ConnectionFactory();
+        amqp.setAutomaticRecoveryEnabled(false);
+        amqp.setTopologyRecoveryEnabled(false);
+        amqp.setConnectionTimeout(5000);
+        amqp.setHandshakeTimeout(5000);
+        amqp.setRequestedHeartbeat(15);
+        if (uri == null) {
+            EmbeddedBroker b = EmbeddedBroker.start();
+            resources.add(b);
+            embedded = true;
+            setUri(b.uri(), "the embedded broker");
+            broker = "the embedded broker (Apache Qpid Broker-J, in-process)";
+            notes.add(EmbeddedBroker.DIFFERENCES);
+            return;
+        }
+        setUri(uri, "--amqp-uri");
+        try (Connection c = amqp.newConnection("once-demo-probe")) {
+            Map<String, Object> server = c.getServerProperties();
+            broker = server.getOrDefault("product", "broker") + " " + server.getOrDefault("version", "") + " at "
+                    + amqp.getHost() + ":" + amqp.getPort();
+        } catch (Exception e) {
+            throw CliException.unreachable("cannot reach the broker at " + amqp.getHost() + ":" + amqp.getPort()
+                    + " (" + reason(e) + ")", e);
+        }
+    }
+
+    private void setUri(String uri, String what) {
+        try {
+            amqp.setUri(uri);
+        } catch (Exception e) {
+            throw CliException.usage(what + " is not a usable AMQP URI: " + reason(e));
+        }
+    }
+
+    private RedisClient openRedis(String uri) {
+        RedisClient client = RedisClient.create();
+        resources.add(client::shutdown);
+        return client;
+    }
+
+    StatefulRedisConnection<String, String> redisConnection(RedisClient client, String uri) {
+        try {
+            RedisURI parsed = RedisURI.create(uri);
+            parsed.setTimeout(Duration.ofSeconds(3));
+            return client.connect(parsed);
+        } catch (RuntimeException e) {
+            throw CliException.unreachable("cannot reach Redis at " + uri + " (" + reason(e) + ")", e);
+        }
+    }
+
+    void addStyle(ConsumerStyle style) {
+        styles.add(style);
+    }
+
+    void addResource(AutoCloseable resource) {
+        resources.add(resource);
+    }
+
+    void addNote(String note) {
+        notes.add(note);
+    }
+
+    boolean embedded() {
+        return embedded;
+    }
+
+    List<ConsumerStyle> styles() {
+        return styles;
+    }
+
+    List<String> notes() {
+        return notes;
+    }
+
+    ConnectionFactory amqp() {
+        return amqp;
+    }
+
+    String broker() {
+        return broker;
+    }
+
+    static String reason(Throwable e) {
+        Throwable root = e;
+        while (root.getCause() != null && root.getCause() != root) {
+            root = root.getCause();
+        }
+        String message = root.getMessage() == null ? root.getClass().getSimpleName() : root.getMessage();
+        return root == e ? message : message + "; " + (e.getMessage() == null ? e.getClass().getSimpleName()
+                : e.getMessage());
+    }
+
+    @Override
+    public void close() {
+        for (ConsumerStyle s : styles) {
+            s.close();
+        }
+        for (int i = resources.size() - 1; i >= 0; i--) {
+            try {
+                resources.get(i).close();
+            } catch (Exception e) {
+                // closing demo resources on the way out: nothing left to protect
+            }
+        }
+    }
+}
