@@ -20,6 +20,7 @@ import io.lettuce.core.resource.ClientResources;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.locks.ReentrantLock;
 
 /**
@@ -35,6 +36,7 @@ final class RedisConnections implements AutoCloseable {
     private final RedisScriptingAsyncCommands<byte[], byte[]> batchCommands;
     private final StatefulConnection<byte[], byte[]> batchConnection; // null: flushed per command
     private final ReentrantLock batchWrite = new ReentrantLock();
+    private final AtomicBoolean closed = new AtomicBoolean();
     private final List<AutoCloseable> owned;
     private final String description;
 
@@ -132,6 +134,9 @@ final class RedisConnections implements AutoCloseable {
 
     @Override
     public void close() {
+        if (!closed.compareAndSet(false, true)) {
+            return;
+        }
         for (AutoCloseable resource : owned) {
             closeQuietly(resource);
         }
