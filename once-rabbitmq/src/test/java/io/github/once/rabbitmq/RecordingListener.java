@@ -10,7 +10,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /** Counts what a consumer did, per action and per message ID. */
-final class RecordingListener implements ConsumerListener {
+class RecordingListener implements ConsumerListener {
     final Map<ConsumerAction, AtomicInteger> actions = new ConcurrentHashMap<>();
     final Map<String, AtomicInteger> deliveries = new ConcurrentHashMap<>();
     final AtomicInteger pauses = new AtomicInteger();
