@@ -45,7 +45,7 @@ class RedisCrashWindowTest {
     @AfterEach
     void cleanUp() {
         stores.forEach(RedisIdempotencyStore::close);
-        SharedRedis.deleteKeys(SharedRedis.URI, prefix);
+        SharedRedis.deleteKeys(prefix);
     }
 
     @Test

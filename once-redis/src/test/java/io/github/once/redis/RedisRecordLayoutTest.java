@@ -46,7 +46,7 @@ class RedisRecordLayoutTest {
     @AfterEach
     void close() {
         store.close();
-        SharedRedis.deleteKeys(SharedRedis.URI, prefix);
+        SharedRedis.deleteKeys(prefix);
         connection.close();
         client.shutdown();
     }

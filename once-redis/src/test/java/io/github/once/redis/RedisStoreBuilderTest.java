@@ -86,7 +86,7 @@ class RedisStoreBuilderTest {
                         .isInstanceOf(ClaimResult.Busy.class);
             }
             assertThat(connection.isOpen()).isTrue();
-            SharedRedis.deleteKeys(SharedRedis.URI, prefix);
+            SharedRedis.deleteKeys(prefix);
         } finally {
             client.shutdown();
         }

@@ -21,6 +21,6 @@ class RedisStoreContractTest extends IdempotencyStoreContract {
 
     @AfterEach
     void removeKeys() {
-        SharedRedis.deleteKeys(SharedRedis.URI, prefix);
+        SharedRedis.deleteKeys(prefix);
     }
 }

@@ -29,22 +29,23 @@ final class SharedRedis {
         return "once-test-" + UUID.randomUUID().toString().substring(0, 8) + ":";
     }
 
-    /** Deletes every key under {@code prefix} (bounded SCAN batches). */
-    static void deleteKeys(String uri, String prefix) {
-        RedisClient client = RedisClient.create(RESOURCES, uri);
-        try (StatefulRedisConnection<String, String> connection = client.connect()) {
-            RedisCommands<String, String> redis = connection.sync();
-            ScanCursor cursor = ScanCursor.INITIAL;
-            ScanArgs args = ScanArgs.Builder.matches(prefix + "*").limit(1000);
-            do {
-                KeyScanCursor<String> page = redis.scan(cursor, args);
-                if (!page.getKeys().isEmpty()) {
-                    redis.unlink(page.getKeys().toArray(String[]::new));
-                }
-                cursor = page;
-            } while (!cursor.isFinished());
-        } finally {
-            client.shutdown();
+    private static StatefulRedisConnection<String, String> cleaner;
+
+    /** Deletes every key under {@code prefix} on the shared Redis (bounded SCAN batches). */
+    static synchronized void deleteKeys(String prefix) {
+        if (cleaner == null || !cleaner.isOpen()) {
+            // Kept for the whole test run; the forked test JVM ends with it.
+            cleaner = RedisClient.create(RESOURCES, URI).connect();
         }
+        RedisCommands<String, String> redis = cleaner.sync();
+        ScanCursor cursor = ScanCursor.INITIAL;
+        ScanArgs args = ScanArgs.Builder.matches(prefix + "*").limit(1000);
+        do {
+            KeyScanCursor<String> page = redis.scan(cursor, args);
+            if (!page.getKeys().isEmpty()) {
+                redis.unlink(page.getKeys().toArray(String[]::new));
+            }
+            cursor = page;
+        } while (!cursor.isFinished());
     }
 }
