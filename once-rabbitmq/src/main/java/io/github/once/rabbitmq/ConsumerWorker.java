@@ -160,7 +160,26 @@ final class ConsumerWorker implements Runnable {
         }
     }
 
+    /** Opens the channel and starts consuming on the caller's thread, so that start() reports what fails. */
+    void openNow() throws IOException {
+        open();
+        try {
+            channel.basicConsume(s.queue(), false, consumer);
+        } catch (IOException | RuntimeException e) {
+            abortQuietly(channel);
+            throw e;
+        }
+        consuming = true;
+        needsReopen = false;
+    }
+
     private void open() throws IOException {
+        Channel old = channel;
+        if (old != null) {
+            // A channel closed by a channel error stays registered for automatic recovery, with our consumer;
+            // aborting it unregisters both, so a later connection recovery cannot revive it as a zombie.
+            abortQuietly(old);
+        }
         Channel ch = s.connection().createChannel();
         if (ch == null) {
             throw new IOException("the connection has no channel left");
@@ -556,6 +575,14 @@ final class ConsumerWorker implements Runnable {
             log.debug("Consumer {}#{}: channel close failed", s.queue(), index, e);
         }
         mover.close();
+    }
+
+    private void abortQuietly(Channel ch) {
+        try {
+            ch.abort();
+        } catch (IOException | RuntimeException e) {
+            log.debug("Consumer {}#{}: abort of a dead channel failed", s.queue(), index, e);
+        }
     }
 
     /** Drops the channel without settling anything: the broker requeues what was in hand. */

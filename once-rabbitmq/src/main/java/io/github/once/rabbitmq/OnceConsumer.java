@@ -86,6 +86,12 @@ public final class OnceConsumer implements AutoCloseable {
         }
         for (int i = 0; i < settings.channels(); i++) {
             ConsumerWorker worker = new ConsumerWorker(settings, i, gate, listener);
+            try {
+                worker.openNow();
+            } catch (IOException | RuntimeException e) {
+                close(); // the channels already started stop again
+                throw e;
+            }
             Thread thread = new Thread(worker, "once-consumer-" + settings.queue() + "-" + i);
             thread.setDaemon(true);
             workers.add(worker);

@@ -405,6 +405,14 @@ abstract class ConsumerScenariosContract {
             Connection viaProxy = f.newConnection("once-test-proxied");
             rabbit.track(viaProxy::abort);
             OnceConsumer consumer = start(viaProxy, executor(), effect(), listener, b -> b.prefetch(20));
+            // First a channel error: the broker closes the channel, the consumer opens another one. The dead
+            // channel must not come back as a second consumer when the connection recovers later.
+            Channel first = consumer.workers().get(0).channel();
+            first.basicAck(1_000_000_000L, false);
+            await().atMost(Duration.ofSeconds(10)).until(() -> {
+                Channel now = consumer.workers().get(0).channel();
+                return now != first && now.isOpen() && consumers() == 1;
+            });
             OncePublisher publisher = publisher(rabbit.connect());
             List<OutboundMessage> batch = new ArrayList<>();
             for (int i = 0; i < 300; i++) {
@@ -419,6 +427,16 @@ abstract class ConsumerScenariosContract {
                 assertThat(variant.effects("rec-" + i)).as("rec-" + i).isEqualTo(1);
             }
             assertThat(viaProxy.isOpen()).isTrue();
+            assertThat(consumers()).isEqualTo(1);
+        }
+    }
+
+    private long consumers() throws Exception {
+        Channel ch = rabbit.admin();
+        try {
+            return ch.queueDeclarePassive(rabbit.queue).getConsumerCount();
+        } finally {
+            ch.close();
         }
     }
 
