@@ -331,6 +331,9 @@ final class ConsumerWorker implements Runnable {
                 settled.add(p);
             }
         }
+        if (done < guarded.size()) {
+            maintainChannel(); // cancel first, so the broker does not hand the requeued ones straight back
+        }
         for (int i = done; i < guarded.size(); i++) {
             requeue(guarded.get(i).in, guarded.get(i).key);
         }
@@ -573,6 +576,10 @@ final class ConsumerWorker implements Runnable {
             }
         } catch (IOException | TimeoutException | RuntimeException e) {
             log.debug("Consumer {}#{}: channel close failed", s.queue(), index, e);
+        }
+        // Deliveries dispatched after the cancel went back with the channel.
+        for (Inbound in; (in = inbox.poll()) != null; ) {
+            settled(in, null, ConsumerAction.ABANDONED);
         }
         mover.close();
     }
