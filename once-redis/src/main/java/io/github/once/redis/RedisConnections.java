@@ -12,7 +12,6 @@ import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import io.lettuce.core.cluster.ClusterClientOptions;
-import io.lettuce.core.cluster.ClusterTopologyRefreshOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.codec.ByteArrayCodec;
@@ -77,12 +76,11 @@ final class RedisConnections implements AutoCloseable {
             Duration timeout) {
         RedisClusterClient client = resources == null ? RedisClusterClient.create(seeds)
                 : RedisClusterClient.create(resources, seeds);
+        // Lettuce 7 refreshes the topology on every adaptive trigger (MOVED, ASK, reconnects, uncovered slots,
+        // unknown nodes) by default, so fail-overs and slot moves are followed without more settings.
         ClusterClientOptions.Builder options = ClusterClientOptions.builder()
                 .timeoutOptions(TimeoutOptions.enabled(timeout))
-                .socketOptions(SocketOptions.builder().connectTimeout(timeout).build())
-                // Follow fail-overs and slot moves as soon as a node reports them.
-                .topologyRefreshOptions(ClusterTopologyRefreshOptions.builder()
-                        .enableAllAdaptiveRefreshTriggers().build());
+                .socketOptions(SocketOptions.builder().connectTimeout(timeout).build());
         if (ssl != null) {
             options.sslOptions(ssl);
         }

@@ -99,11 +99,10 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
             keyNames[i] = keys.key(request.key());
             args[i] = claimArgs(request);
         }
-        @SuppressWarnings("unchecked")
-        RedisFuture<List<Object>>[] replies = new RedisFuture[n];
+        List<RedisFuture<List<Object>>> replies = new ArrayList<>(n);
         connections.writeBatch(commands -> {
             for (int i = 0; i < n; i++) {
-                replies[i] = calls.send(commands, LuaScript.CLAIM, ScriptOutputType.MULTI, keyNames[i], args[i]);
+                replies.add(calls.send(commands, LuaScript.CLAIM, ScriptOutputType.MULTI, keyNames[i], args[i]));
             }
         });
         long deadline = calls.deadlineFromNow();
@@ -111,7 +110,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         for (int i = 0; i < n; i++) {
             // A NOSCRIPT reply is retried alone, in order: Redis lost its script cache, so the whole batch
             // failed alike and order among repeated keys is kept.
-            List<Object> reply = calls.await(replies[i], deadline, LuaScript.CLAIM, ScriptOutputType.MULTI,
+            List<Object> reply = calls.await(replies.get(i), deadline, LuaScript.CLAIM, ScriptOutputType.MULTI,
                     keyNames[i], args[i]);
             results.add(Replies.claim(requests.get(i).key(), reply));
         }
