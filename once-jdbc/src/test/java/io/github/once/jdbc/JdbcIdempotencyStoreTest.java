@@ -1,0 +1,127 @@
+package io.github.once.jdbc;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import io.github.once.Idempotency;
+import io.github.once.IdempotencyConfig;
+import io.github.once.IdempotencyKey;
+import io.github.once.Outcome;
+import io.github.once.ResultCodec;
+import io.github.once.StoreUnavailableException;
+import io.github.once.spi.ClaimRequest;
+import io.github.once.spi.ClaimResult;
+import io.github.once.spi.Lease;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.time.Duration;
+import java.util.UUID;
+
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
+
+/** Configuration, dialect detection, an unreachable database, and the separate-transaction window. */
+class JdbcIdempotencyStoreTest {
+
+    @Test
+    @DisplayName("a table name that is not a plain identifier is refused, naming the setting")
+    void tableNameIsValidated() {
+        try (HikariDataSource pool = TestDb.H2.pool("TRANSACTION_READ_COMMITTED", true)) {
+            for (String bad : new String[]{"once_record; DROP TABLE x", "a-b", "1abc", "\"quoted\"", "", "x".repeat(49)}) {
+                assertThatThrownBy(() -> JdbcIdempotencyStore.builder(pool).tableName(bad))
+                        .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("tableName");
+            }
+            assertThatThrownBy(() -> JdbcIdempotencyStore.builder(pool).queryTimeout(Duration.ZERO))
+                    .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("queryTimeout");
+        }
+    }
+
+    @Test
+    @DisplayName("the dialect is detected from the connection")
+    void dialectIsDetected() {
+        for (TestDb db : TestDb.values()) {
+            try (HikariDataSource pool = db.pool("TRANSACTION_READ_COMMITTED", true)) {
+                assertThat(JdbcIdempotencyStore.builder(pool).build().dialect()).isEqualTo(db.dialect);
+            }
+        }
+    }
+
+    @Test
+    @DisplayName("an unreachable database raises StoreUnavailableException within the pool's timeout")
+    void unreachableDatabaseIsUnavailable() {
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl("jdbc:postgresql://127.0.0.1:1/test");
+        config.setUsername("postgres");
+        config.setConnectionTimeout(1_000);
+        config.setInitializationFailTimeout(-1);
+        try (HikariDataSource pool = new HikariDataSource(config)) {
+            JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(pool).dialect(JdbcDialect.POSTGRESQL).build();
+            ClaimRequest request = new ClaimRequest(IdempotencyKey.of("down", "1"), null, Duration.ofSeconds(5),
+                    Duration.ofHours(1));
+            long started = System.nanoTime();
+            assertThatThrownBy(() -> store.claim(request)).isInstanceOf(StoreUnavailableException.class);
+            assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(5));
+            assertThatThrownBy(() -> JdbcIdempotencyStore.builder(pool).build())
+                    .isInstanceOf(StoreUnavailableException.class);
+        }
+    }
+
+    @Test
+    @DisplayName("separate transaction: a crash after the effect and before the record lets the effect repeat")
+    void separateTransactionCrashAfterEffectRepeatsEffect() throws Exception {
+        try (HikariDataSource pool = TestDb.POSTGRESQL.pool("TRANSACTION_READ_COMMITTED", true)) {
+            JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(pool).tableName(TestDb.randomTable("once_sep"))
+                    .createTableIfMissing(true).build();
+            String effects = TestDb.randomTable("once_fx");
+            try (Connection c = pool.getConnection()) {
+                TestDb.POSTGRESQL.createEffectTable(c, effects);
+            }
+            try {
+                IdempotencyKey key = IdempotencyKey.of("sep" + UUID.randomUUID().toString().substring(0, 8), "m-1");
+                ClaimRequest request = new ClaimRequest(key, null, Duration.ofMillis(300), Duration.ofHours(1));
+                // First consumer: claims, commits its effect, then dies before recording completion.
+                Lease lease = ((ClaimResult.Acquired) store.claim(request)).lease();
+                insertEffect(pool, effects, key);
+                // Redelivery after the lease lapsed: the key is free again and the effect runs a second time.
+                await().atMost(Duration.ofSeconds(5)).until(() -> store.claim(request) instanceof ClaimResult.Acquired);
+                insertEffect(pool, effects, key);
+                assertThat(TestDb.count(pool, "SELECT count(*) FROM " + effects)).isEqualTo(2);
+                assertThat(store.complete(lease, null, Duration.ofHours(1))).as("the dead owner's late completion").isFalse();
+            } finally {
+                TestDb.drop(pool, store.tableName(), effects);
+            }
+        }
+    }
+
+    @Test
+    @DisplayName("the executor over the JDBC store processes once and answers duplicates")
+    void executorOverJdbcStore() throws Exception {
+        try (HikariDataSource pool = TestDb.MARIADB.pool("TRANSACTION_REPEATABLE_READ", true)) {
+            JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(pool).tableName(TestDb.randomTable("once_exec"))
+                    .createTableIfMissing(true).build();
+            try (Idempotency once = Idempotency.builder(store)
+                    .config(IdempotencyConfig.custom().leaseDuration(Duration.ofSeconds(3)).build()).build()) {
+                IdempotencyKey key = IdempotencyKey.of("exec" + UUID.randomUUID().toString().substring(0, 8), "Ünïcödé 🦄");
+                assertThat(once.execute(key, new byte[]{1}, ResultCodec.utf8(), ctx -> "r")).isInstanceOf(Outcome.Processed.class);
+                Outcome<String> again = once.execute(key, new byte[]{1}, ResultCodec.utf8(), ctx -> "other");
+                assertThat(again).isInstanceOf(Outcome.Duplicate.class);
+                assertThat(((Outcome.Duplicate<String>) again).result()).isEqualTo("r");
+                assertThat(once.execute(key, new byte[]{2}, ResultCodec.utf8(), ctx -> "x")).isInstanceOf(Outcome.Conflict.class);
+            } finally {
+                TestDb.drop(pool, store.tableName());
+            }
+        }
+    }
+
+    private static void insertEffect(HikariDataSource pool, String effects, IdempotencyKey key) throws Exception {
+        try (Connection c = pool.getConnection();
+             PreparedStatement ps = c.prepareStatement("INSERT INTO " + effects + " (message_id) VALUES (?)")) {
+            ps.setString(1, key.toString());
+            ps.executeUpdate();
+        }
+    }
+}
