@@ -20,7 +20,7 @@ import java.util.concurrent.atomic.AtomicInteger;
 final class Cell {
 
     /** How long a fault waits for the other consumer to reach the point the fault is about. */
-    static final long SIGNAL_WAIT_MS = 2500;
+    static final long SIGNAL_WAIT_MS = 2000;
 
     private final String id;
     private final Scenario scenario;

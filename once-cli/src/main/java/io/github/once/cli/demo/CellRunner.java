@@ -118,7 +118,9 @@ final class CellRunner {
                 ready += channel.queueDeclarePassive(q).getMessageCount();
             }
             int deliveries = cell.totalDeliveries();
-            boolean quiet = !working && ready == 0 && deliveries == lastDeliveries;
+            // Some brokers count unacked messages in declare-ok (Qpid does, RabbitMQ does not): a queue holding no
+            // more than what sits unacked has nothing left to deliver.
+            boolean quiet = !working && ready <= held && deliveries == lastDeliveries;
             lastDeliveries = deliveries;
             long now = System.currentTimeMillis();
             if (!quiet) {

@@ -59,7 +59,7 @@ public final class DemoCommand implements Callable<Integer> {
                         + " faults on " + setup.broker() + " ...");
                 err.flush();
             }
-            MatrixResult result = Matrix.run(setup.styles(), setup.amqp(), setup.broker(), setup.notes(), parallel,
+            MatrixResult result = Matrix.run(setup.runId(), setup.styles(), setup.amqp(), setup.broker(), setup.notes(), parallel,
                     bar ? new ProgressBar(err, total) : done -> { });
             if (json) {
                 JsonRenderer.render(result, out);

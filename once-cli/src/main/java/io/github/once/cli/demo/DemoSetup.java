@@ -18,6 +18,7 @@ final class DemoSetup implements AutoCloseable {
     private final List<AutoCloseable> resources = new ArrayList<>();
     private final List<ConsumerStyle> styles = new ArrayList<>();
     private final List<String> notes = new ArrayList<>();
+    private final String runId = newRunId();
     private ConnectionFactory amqp;
     private String broker;
     private boolean embedded;
@@ -32,11 +33,14 @@ final class DemoSetup implements AutoCloseable {
             s.styles.add(TrapStyle.ackFirst());
             s.styles.add(TrapStyle.noGuard());
             s.styles.add(TrapStyle.checkThenLock("memory", new MapCheckThenLockGuard()));
-            RedisClient redis = null;
+            StatefulRedisConnection<String, String> redis = null;
             if (targets.redisUri() != null) {
-                redis = s.openRedis(targets.redisUri());
+                RedisClient client = s.openRedis();
                 s.styles.add(TrapStyle.checkThenLock("redis", new RedisCheckThenLockGuard(
-                        s.redisConnection(redis, targets.redisUri()), "once-demo:msg:processed:")));
+                        s.redisConnection(client, targets.redisUri()), "once-demo:" + s.runId + ":msg:processed:")));
+                redis = s.redisConnection(client, targets.redisUri());
+                StatefulRedisConnection<String, String> cleanup = redis;
+                s.resources.add(cleanup::close);
             }
             OnceRows.add(s, redis, targets);
             return s;
@@ -81,7 +85,7 @@ final class DemoSetup implements AutoCloseable {
         }
     }
 
-    private RedisClient openRedis(String uri) {
+    private RedisClient openRedis() {
         RedisClient client = RedisClient.create();
         resources.add(client::shutdown);
         return client;
@@ -107,6 +111,17 @@ final class DemoSetup implements AutoCloseable {
 
     void addNote(String note) {
         notes.add(note);
+    }
+
+    /** Fresh per run: cell ids, namespaces, queues, keys and rows all start with it. */
+    String runId() {
+        return runId;
+    }
+
+    private static String newRunId() {
+        byte[] random = new byte[3];
+        new java.security.SecureRandom().nextBytes(random);
+        return java.util.HexFormat.of().formatHex(random);
     }
 
     boolean embedded() {

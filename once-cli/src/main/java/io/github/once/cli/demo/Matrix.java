@@ -2,9 +2,7 @@ package io.github.once.cli.demo;
 
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
-import java.security.SecureRandom;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.ExecutorService;
@@ -19,12 +17,9 @@ final class Matrix {
     private Matrix() {
     }
 
-    static MatrixResult run(List<ConsumerStyle> styles, ConnectionFactory amqp, String broker, List<String> notes,
-            int parallel, IntConsumer progress) throws Exception {
+    static MatrixResult run(String runId, List<ConsumerStyle> styles, ConnectionFactory amqp, String broker,
+            List<String> notes, int parallel, IntConsumer progress) throws Exception {
         long started = System.nanoTime();
-        byte[] random = new byte[3];
-        new SecureRandom().nextBytes(random);
-        String runId = HexFormat.of().formatHex(random);
         Scenario[] scenarios = Scenario.values();
         AtomicInteger done = new AtomicInteger();
         AtomicInteger threadNo = new AtomicInteger();

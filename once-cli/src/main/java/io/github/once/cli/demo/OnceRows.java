@@ -1,13 +1,108 @@
 package io.github.once.cli.demo;
 
-import io.lettuce.core.RedisClient;
+import io.github.once.InMemoryIdempotencyStore;
+import io.github.once.cli.CliException;
+import io.github.once.cli.SqlFailures;
+import io.github.once.cli.UrlDataSource;
+import io.github.once.jdbc.JdbcDialect;
+import io.github.once.jdbc.JdbcIdempotencyStore;
+import io.github.once.jdbc.TransactionalIdempotency;
+import io.github.once.rabbitmq.RetryPolicy;
+import io.github.once.redis.RedisIdempotencyStore;
+import io.lettuce.core.KeyScanCursor;
+import io.lettuce.core.ScanArgs;
+import io.lettuce.core.ScanCursor;
+import io.lettuce.core.api.StatefulRedisConnection;
+import io.lettuce.core.api.sync.RedisCommands;
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.Locale;
 
-/** The Once rows of the matrix: the adapter with each available store. */
+/** The Once rows of the matrix: the adapter with each available store, transactional JDBC included. */
 final class OnceRows {
+    /** Demo records go to a table and a key prefix of their own, and are deleted after the run. */
+    static final String DEMO_TABLE = "once_demo_record";
+    static final String DEMO_PREFIX = "once-demo:";
+
     private OnceRows() {
     }
 
-    static void add(DemoSetup setup, RedisClient redis, DemoTargets targets) {
-        // filled in with the adapter
+    static void add(DemoSetup setup, StatefulRedisConnection<String, String> redis, DemoTargets targets) {
+        RetryPolicy retry = OnceStyle.retryFor(setup.embedded());
+        if (setup.embedded()) {
+            setup.addNote("Once retries by requeueing to the queue's tail here (no delay queues on the embedded "
+                    + "broker): failures are still bounded by 3 attempts, then dead-lettered by a confirmed publish; "
+                    + "a busy key is retried as fast as the queue turns over");
+        }
+        setup.addStyle(OnceStyle.withStore("in-memory", InMemoryIdempotencyStore.create(), retry));
+        String h2 = "jdbc:h2:mem:once-demo-" + setup.runId() + ";DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=5000";
+        addJdbc(setup, h2, "h2", retry);
+        if (redis != null) {
+            RedisIdempotencyStore store = RedisIdempotencyStore.builder().uri(targets.redisUri()).keyPrefix(DEMO_PREFIX)
+                    .timeout(Duration.ofSeconds(2)).build();
+            setup.addStyle(OnceStyle.withStore("redis", store, retry));
+            setup.addResource(() -> deleteRedisRecords(redis.sync(), setup.runId()));
+        }
+        if (targets.jdbcUrl() != null) {
+            addJdbc(setup, targets.jdbcUrl(), null, retry);
+        }
+    }
+
+    private static void addJdbc(DemoSetup setup, String url, String name, RetryPolicy retry) {
+        UrlDataSource ds = new UrlDataSource(url);
+        String where = UrlDataSource.redacted(url);
+        JdbcDialect dialect;
+        try (Connection c = ds.getConnection()) {
+            dialect = JdbcDialect.detect(c);
+        } catch (SQLException e) {
+            throw SqlFailures.connecting(where, e);
+        } catch (IllegalArgumentException e) {
+            throw CliException.usage("--jdbc-url: " + e.getMessage());
+        }
+        String label = name != null ? name : dialect.name().toLowerCase(Locale.ROOT);
+        JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(ds).dialect(dialect).tableName(DEMO_TABLE)
+                .createTableIfMissing(true).queryTimeout(Duration.ofSeconds(5)).build();
+        JdbcEffects effects;
+        try {
+            effects = new JdbcEffects(ds, setup.runId());
+        } catch (SQLException e) {
+            throw SqlFailures.connecting(where, e);
+        }
+        setup.addStyle(OnceStyle.withStore(label, store, retry));
+        setup.addStyle(OnceStyle.transactional(label,
+                () -> TransactionalIdempotency.builder(store).config(OnceStyle.CONFIG).build(),
+                cellId -> effects.sink(), retry, null));
+        setup.addResource(() -> {
+            effects.close();
+            deleteJdbcRecords(ds, setup.runId());
+            if (name != null && dialect == JdbcDialect.H2) {
+                try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
+                    s.execute("SHUTDOWN");
+                }
+            }
+        });
+    }
+
+    private static void deleteJdbcRecords(UrlDataSource ds, String runId) throws SQLException {
+        try (Connection c = ds.getConnection();
+                PreparedStatement ps = c.prepareStatement("DELETE FROM " + DEMO_TABLE + " WHERE namespace LIKE ?")) {
+            ps.setString(1, runId + ".%");
+            ps.executeUpdate();
+        }
+    }
+
+    private static void deleteRedisRecords(RedisCommands<String, String> redis, String runId) {
+        ScanArgs match = ScanArgs.Builder.matches(DEMO_PREFIX + "{" + runId + ".*").limit(1000);
+        ScanCursor cursor = ScanCursor.INITIAL;
+        do {
+            KeyScanCursor<String> page = redis.scan(cursor, match);
+            if (!page.getKeys().isEmpty()) {
+                redis.del(page.getKeys().toArray(new String[0]));
+            }
+            cursor = page;
+        } while (!cursor.isFinished());
     }
 }

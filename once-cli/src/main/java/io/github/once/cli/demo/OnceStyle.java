@@ -1,0 +1,137 @@
+package io.github.once.cli.demo;
+
+import io.github.once.Idempotency;
+import io.github.once.IdempotencyConfig;
+import io.github.once.IdempotentExecutor;
+import io.github.once.rabbitmq.RetryPolicy;
+import io.github.once.rabbitmq.RetryStrategy;
+import io.github.once.rabbitmq.Topology;
+import io.github.once.spi.IdempotencyStore;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.function.Function;
+import java.util.function.Supplier;
+
+/** A Once row: {@code OnceConsumer} with one store (or the transactional JDBC executor). */
+final class OnceStyle implements ConsumerStyle {
+
+    /** Short leases so a crashed consumer's claim lapses within the cell; renewed every third while working. */
+    static final IdempotencyConfig CONFIG = IdempotencyConfig.custom()
+            .leaseDuration(Duration.ofSeconds(1))
+            .retention(Duration.ofMinutes(10))
+            .build();
+
+    record Executor(IdempotentExecutor executor, SeverableStore severable) {
+    }
+
+    private final String code;
+    private final String label;
+    private final Supplier<Executor> executors;
+    private final Function<String, EffectSink> effects;
+    private final boolean transactional;
+    private final RetryPolicy retry;
+    private final AutoCloseable resource;
+
+    private OnceStyle(String code, String label, Supplier<Executor> executors, Function<String, EffectSink> effects,
+            boolean transactional, RetryPolicy retry, AutoCloseable resource) {
+        this.code = code;
+        this.label = label;
+        this.executors = executors;
+        this.effects = effects;
+        this.transactional = transactional;
+        this.retry = retry;
+        this.resource = resource;
+    }
+
+    /** Once over a store, with the record written after the handler ({@code Idempotency}). */
+    static OnceStyle withStore(String where, IdempotencyStore store, RetryPolicy retry) {
+        return new OnceStyle("once-" + where, "Once, " + where + " store", () -> {
+            SeverableStore severable = new SeverableStore(store);
+            return new Executor(Idempotency.builder(severable).config(CONFIG).build(), severable);
+        }, id -> EffectSink.ledger(), false, retry, store);
+    }
+
+    /** Once with an executor whose effect commits with the record; effects land in {@code sink}. */
+    static OnceStyle transactional(String where, Supplier<IdempotentExecutor> executor,
+            Function<String, EffectSink> sink, RetryPolicy retry, AutoCloseable resource) {
+        return new OnceStyle("once-" + where + "-tx", "Once, " + where + " transactional",
+                () -> new Executor(executor.get(), null), sink, true, retry, resource);
+    }
+
+    /**
+     * The retry policy for a broker: delay queues where the broker takes their arguments, else requeue to the
+     * tail (the embedded broker refuses x-message-ttl and x-dead-letter-*). Three attempts either way.
+     */
+    static RetryPolicy retryFor(boolean embedded) {
+        return embedded
+                ? RetryPolicy.custom().maxAttempts(3).backoff(Duration.ofMillis(200)).strategy(RetryStrategy.REQUEUE_TAIL)
+                        .build()
+                : RetryPolicy.custom().maxAttempts(3).backoff(Duration.ofMillis(200), Duration.ofSeconds(1))
+                        .strategy(RetryStrategy.DELAY_QUEUES).build();
+    }
+
+    Executor newExecutor() {
+        return executors.get();
+    }
+
+    boolean transactional() {
+        return transactional;
+    }
+
+    RetryPolicy retry() {
+        return retry;
+    }
+
+    @Override
+    public String code() {
+        return code;
+    }
+
+    @Override
+    public String label() {
+        return label;
+    }
+
+    @Override
+    public boolean once() {
+        return true;
+    }
+
+    @Override
+    public EffectSink effects(String cellId) {
+        return effects.apply(cellId);
+    }
+
+    @Override
+    public ConsumerProcess start(Cell cell, String name, boolean first) throws Exception {
+        return OnceProcess.start(cell, this, name, first);
+    }
+
+    @Override
+    public List<String> retryQueues(String queue) {
+        List<String> queues = new ArrayList<>();
+        if (retry.strategy() == RetryStrategy.DELAY_QUEUES) {
+            for (Duration level : retry.backoff()) {
+                queues.add(Topology.delayQueue(queue, level));
+            }
+        }
+        return queues;
+    }
+
+    @Override
+    public String deadLetterQueue(String queue) {
+        return Topology.deadLetterQueue(queue);
+    }
+
+    @Override
+    public void close() {
+        if (resource != null) {
+            try {
+                resource.close();
+            } catch (Exception e) {
+                // closing a demo store: nothing to recover
+            }
+        }
+    }
+}
