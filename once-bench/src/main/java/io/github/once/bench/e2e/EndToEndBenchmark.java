@@ -101,7 +101,8 @@ public final class EndToEndBenchmark implements Callable<Integer> {
                 }
             }
         }
-        String text = header() + "\n" + report.table();
+        String text = header() + "\n" + report.table() + "\nStore calls of the Once variants (the executor's own "
+                + "timings, summed over all repetitions):\n\n" + report.storeTable();
         System.out.println();
         System.out.println(text);
         if (output != null) {
@@ -138,7 +139,8 @@ public final class EndToEndBenchmark implements Callable<Integer> {
                 throw new IllegalStateException(variant.label() + ": " + meter.effects() + " effects for " + n
                         + " messages");
             }
-            RunResult result = new RunResult(variant, rep, n, meter.seconds(), meter.sortedLatencies(), heap.peakBytes());
+            RunResult result = new RunResult(variant, rep, n, meter.seconds(), meter.sortedLatencies(), heap.peakBytes(),
+                    meter.storeTimes());
             filler.delete(queue);
             return result;
         }

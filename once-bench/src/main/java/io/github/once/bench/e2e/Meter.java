@@ -19,6 +19,7 @@ final class Meter {
     private final AtomicLong firstDelivery = new AtomicLong();
     private final CountDownLatch done = new CountDownLatch(1);
     private final LongAdder effects = new LongAdder();
+    private final StoreTimes storeTimes = new StoreTimes();
     private volatile long lastAck;
     private volatile String failure;
 
@@ -61,6 +62,11 @@ final class Meter {
 
     String failure() {
         return failure;
+    }
+
+    /** The listener a Once variant's executor reports its store calls to. */
+    StoreTimes storeTimes() {
+        return storeTimes;
     }
 
     int capacity() {

@@ -1,5 +1,7 @@
 package io.github.once.bench.e2e;
 
+import io.github.once.StoreOperation;
+
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.LinkedHashMap;
@@ -36,6 +38,42 @@ final class Report {
                     .append(" | ").append(baseline == null ? "-" : micros(s.p50 - baseline.p50))
                     .append(" | ").append(baseline == null ? "-" : micros(s.p99 - baseline.p99))
                     .append(" | ").append(String.format(Locale.ROOT, "%.0f", s.peakHeap / (1024.0 * 1024.0)))
+                    .append(" |\n");
+        }
+        return out.toString();
+    }
+
+    /** Store calls per message and their time, against the whole time per message: the harness's profile. */
+    String storeTable() {
+        StringBuilder out = new StringBuilder();
+        out.append("| variant | µs per message | claim calls/msg | claim µs/msg | complete calls/msg | complete µs/msg "
+                + "| store share |\n");
+        out.append("|---|---:|---:|---:|---:|---:|---:|\n");
+        for (Map.Entry<Variant, List<RunResult>> e : byVariant.entrySet()) {
+            if (e.getKey() == Variant.BASELINE) {
+                continue;
+            }
+            StoreTimes times = new StoreTimes();
+            long messages = 0;
+            double seconds = 0;
+            for (RunResult r : e.getValue()) {
+                times.add(r.storeTimes());
+                messages += r.messages();
+                seconds += r.seconds();
+            }
+            long claimCalls = times.calls(StoreOperation.CLAIM) + times.calls(StoreOperation.CLAIM_ALL);
+            long claimNanos = times.nanos(StoreOperation.CLAIM) + times.nanos(StoreOperation.CLAIM_ALL);
+            long completeCalls = times.calls(StoreOperation.COMPLETE);
+            long completeNanos = times.nanos(StoreOperation.COMPLETE);
+            double perMessage = seconds * 1e9 / messages;
+            out.append("| ").append(e.getKey().label())
+                    .append(" | ").append(String.format(Locale.ROOT, "%.1f", perMessage / 1000))
+                    .append(" | ").append(String.format(Locale.ROOT, "%.3f", (double) claimCalls / messages))
+                    .append(" | ").append(String.format(Locale.ROOT, "%.1f", claimNanos / 1000.0 / messages))
+                    .append(" | ").append(String.format(Locale.ROOT, "%.3f", (double) completeCalls / messages))
+                    .append(" | ").append(String.format(Locale.ROOT, "%.1f", completeNanos / 1000.0 / messages))
+                    .append(" | ").append(String.format(Locale.ROOT, "%.0f%%",
+                            100.0 * (claimNanos + completeNanos) / (seconds * 1e9)))
                     .append(" |\n");
         }
         return out.toString();

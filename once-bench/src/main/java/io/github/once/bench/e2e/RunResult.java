@@ -2,7 +2,7 @@ package io.github.once.bench.e2e;
 
 /** One variant's run: throughput from first delivery to last ack, the sorted per-message latencies, peak heap. */
 record RunResult(Variant variant, int repetition, int messages, double seconds, long[] sortedLatencies,
-                 long peakHeapBytes) {
+                 long peakHeapBytes, StoreTimes storeTimes) {
 
     double messagesPerSecond() {
         return messages / seconds;

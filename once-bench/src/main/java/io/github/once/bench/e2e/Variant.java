@@ -5,7 +5,9 @@ import com.rabbitmq.client.Connection;
 import io.github.once.Idempotency;
 import io.github.once.IdempotentExecutor;
 import io.github.once.InMemoryIdempotencyStore;
+import io.github.once.bench.OnceJdbc;
 import io.github.once.bench.Services;
+import io.github.once.jdbc.TransactionalIdempotency;
 import io.github.once.redis.RedisIdempotencyStore;
 
 import java.util.Locale;
@@ -26,21 +28,42 @@ enum Variant {
         @Override
         Consumption start(Run run) throws Exception {
             InMemoryIdempotencyStore store = InMemoryIdempotencyStore.create();
-            return once(run, Idempotency.builder(store).build(), false, store);
+            return once(run, Idempotency.builder(store).listener(run.meter().storeTimes()).build(), false, store);
         }
     },
     ONCE_REDIS("Once, Redis store") {
         @Override
         Consumption start(Run run) throws Exception {
             RedisIdempotencyStore store = RedisIdempotencyStore.builder().uri(run.services().redisUri()).build();
-            return once(run, Idempotency.builder(store).build(), false, store);
+            return once(run, Idempotency.builder(store).listener(run.meter().storeTimes()).build(), false, store);
         }
     },
     ONCE_REDIS_BATCH("Once, Redis store, batch claims over the deliveries in hand") {
         @Override
         Consumption start(Run run) throws Exception {
             RedisIdempotencyStore store = RedisIdempotencyStore.builder().uri(run.services().redisUri()).build();
-            return once(run, Idempotency.builder(store).build(), true, store);
+            return once(run, Idempotency.builder(store).listener(run.meter().storeTimes()).build(), true, store);
+        }
+    },
+    ONCE_JDBC("Once, PostgreSQL store, record in a separate transaction") {
+        @Override
+        Consumption start(Run run) throws Exception {
+            OnceJdbc jdbc = OnceJdbc.open(run.services(), run.namespace());
+            return once(run, Idempotency.builder(jdbc.store()).listener(run.meter().storeTimes()).build(), false, jdbc);
+        }
+    },
+    ONCE_JDBC_TX("Once, PostgreSQL, effect and record in one transaction") {
+        @Override
+        Consumption start(Run run) throws Exception {
+            OnceJdbc jdbc = OnceJdbc.open(run.services(), run.namespace());
+            return once(run, TransactionalIdempotency.builder(jdbc.store()).listener(run.meter().storeTimes()).build(), false, jdbc);
+        }
+    },
+    ONCE_JDBC_TX_BATCH("Once, PostgreSQL, transactional, batch over the deliveries in hand") {
+        @Override
+        Consumption start(Run run) throws Exception {
+            OnceJdbc jdbc = OnceJdbc.open(run.services(), run.namespace());
+            return once(run, TransactionalIdempotency.builder(jdbc.store()).listener(run.meter().storeTimes()).build(), true, jdbc);
         }
     };
 

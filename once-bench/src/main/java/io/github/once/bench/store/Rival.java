@@ -1,6 +1,7 @@
 package io.github.once.bench.store;
 
 import io.github.once.InMemoryIdempotencyStore;
+import io.github.once.bench.OnceJdbc;
 import io.github.once.bench.Services;
 import io.github.once.redis.RedisIdempotencyStore;
 
@@ -99,6 +100,14 @@ public enum Rival {
         }
     },
 
+    ONCE_JDBC("postgresql") {
+        @Override
+        public RepositoryUnderTest open(Services services) {
+            String namespace = namespace();
+            OnceJdbc jdbc = OnceJdbc.open(services, namespace);
+            return new OnceRepository(jdbc.store(), namespace, RETENTION, jdbc::close);
+        }
+    },
     CAMEL_JDBC("postgresql") {
         @Override
         public RepositoryUnderTest open(Services services) {

@@ -1,0 +1,54 @@
+#!/usr/bin/env bash
+# Runs Once's benchmarks against the local RabbitMQ, Redis and PostgreSQL and writes the results to
+# once-bench/target/bench/ (docs/benchmarks.md holds a measured copy).
+#
+#   scripts/bench.sh          quick: 5,000 messages per run, 2 repetitions, short JMH (under 5 minutes)
+#   scripts/bench.sh full     the documented run: 100,000 messages per run, 3 repetitions, full JMH
+#
+# Services (defaults: the project's local ones) can be changed with JAVA_OPTS, e.g.
+#   JAVA_OPTS="-Donce.bench.redis=redis://127.0.0.1:6380" scripts/bench.sh
+set -euo pipefail
+
+mode="${1:-quick}"
+root="$(cd "$(dirname "$0")/.." && pwd)"
+cd "$root"
+
+case "$mode" in
+  quick)
+    e2e_args=(--messages 5000 --repetitions 2 --warmup-messages 2000)
+    jmh_args=(-wi 1 -w 1s -i 2 -r 2s -f 1)
+    jmh_threads=(4)
+    ;;
+  full)
+    e2e_args=(--messages 100000 --repetitions 3 --warmup-messages 10000)
+    jmh_args=(-wi 2 -w 5s -i 5 -r 5s -f 1)
+    jmh_threads=(1 4)
+    ;;
+  *)
+    echo "usage: scripts/bench.sh [quick|full]" >&2
+    exit 2
+    ;;
+esac
+
+echo "Building once-bench and what it needs..."
+mvn -B -q -pl once-bench -am package -DskipTests
+
+cp="once-bench/target/classes:$(cat once-bench/target/bench-classpath.txt)"
+out="once-bench/target/bench"
+mkdir -p "$out"
+java_opts=(${JAVA_OPTS:-} -Xms1g -Xmx1g)
+
+echo "End to end ($mode)..."
+java "${java_opts[@]}" -cp "$cp" io.github.once.bench.e2e.EndToEndBenchmark "${e2e_args[@]}" \
+    --output "$out/end-to-end.md" | tee "$out/end-to-end.log"
+
+echo "Store level, JMH ($mode)..."
+# One thread: each call waits for its round trips. Four: calls share connections and pipeline.
+for threads in "${jmh_threads[@]}"; do
+  java "${java_opts[@]}" -cp "$cp" org.openjdk.jmh.Main StoreBenchmark "${jmh_args[@]}" -t "$threads" \
+      -jvmArgs "${JAVA_OPTS:-} -Xms1g -Xmx1g" -rf text -rff "$out/store-t$threads.txt" \
+      | tee "$out/store-t$threads.log"
+done
+
+echo
+echo "Results in $out/: end-to-end.md, store-t*.txt"
