@@ -19,8 +19,8 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 final class Cell {
 
-    /** How long a fault waits for the other consumer to reach the point the fault is about. */
-    static final long SIGNAL_WAIT_MS = 2000;
+    /** How long a fault waits for the other consumer to reach the point the fault is about (a bound, not a pause). */
+    static final long SIGNAL_WAIT_MS = 10_000;
 
     private final String id;
     private final Scenario scenario;
@@ -128,10 +128,14 @@ final class Cell {
                 faultDone.countDown();
             }
             case CONCURRENT_REDELIVERY -> {
+                // A delivery this consumer already acked is not redelivered: then there is nothing to wait for.
+                boolean redelivery = self.holdsUnsettled();
                 self.dropConnection();
                 faultDone.countDown();
-                // Keep working while the broker hands the message to the second consumer, as a cut-off node does.
-                await(secondDecided);
+                if (redelivery) {
+                    // Keep working while the broker hands the message to the second consumer, as a cut-off node does.
+                    await(secondDecided);
+                }
                 effects.apply(orderId, transaction);
             }
             default -> effects.apply(orderId, transaction);

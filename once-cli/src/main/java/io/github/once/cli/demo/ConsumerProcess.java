@@ -37,6 +37,9 @@ abstract class ConsumerProcess implements AutoCloseable {
     /** Deliveries it left unacknowledged after its handler returned, while its channel is open. */
     abstract int holding();
 
+    /** Whether it holds a delivery it has not acked or nacked (the broker requeues those when it goes). */
+    abstract boolean holdsUnsettled();
+
     /** The connection drops; the process keeps running its handler (it only lost the broker). */
     void dropConnection() {
         partitioned = true;

@@ -29,20 +29,26 @@ final class DemoSetup implements AutoCloseable {
     static DemoSetup open(DemoTargets targets) {
         DemoSetup s = new DemoSetup();
         try {
-            s.openBroker(targets.amqpUri());
-            s.styles.add(TrapStyle.ackFirst());
-            s.styles.add(TrapStyle.noGuard());
-            s.styles.add(TrapStyle.checkThenLock("memory", new MapCheckThenLockGuard()));
+            // Stores first: a wrong Redis or database URL fails fast, before the broker starts.
+            StatefulRedisConnection<String, String> guardConnection = null;
             StatefulRedisConnection<String, String> redis = null;
             if (targets.redisUri() != null) {
                 RedisClient client = s.openRedis();
-                s.styles.add(TrapStyle.checkThenLock("redis", new RedisCheckThenLockGuard(
-                        s.redisConnection(client, targets.redisUri()), "once-demo:" + s.runId + ":msg:processed:")));
+                guardConnection = s.redisConnection(client, targets.redisUri());
                 redis = s.redisConnection(client, targets.redisUri());
                 StatefulRedisConnection<String, String> cleanup = redis;
                 s.resources.add(cleanup::close);
             }
-            OnceRows.add(s, redis, targets);
+            OnceRows.JdbcTarget jdbc = targets.jdbcUrl() == null ? null : OnceRows.probe(targets.jdbcUrl());
+            s.openBroker(targets.amqpUri());
+            s.styles.add(TrapStyle.ackFirst());
+            s.styles.add(TrapStyle.noGuard());
+            s.styles.add(TrapStyle.checkThenLock("memory", new MapCheckThenLockGuard()));
+            if (guardConnection != null) {
+                s.styles.add(TrapStyle.checkThenLock("redis", new RedisCheckThenLockGuard(guardConnection,
+                        "once-demo:" + s.runId + ":msg:processed:")));
+            }
+            OnceRows.add(s, redis, targets.redisUri(), jdbc);
             return s;
         } catch (RuntimeException e) {
             s.close();

@@ -11,7 +11,8 @@ final class JsonRenderer {
 
     static void render(MatrixResult m, PrintWriter out) {
         StringBuilder sb = new StringBuilder();
-        sb.append("{\"broker\":").append(str(m.broker()));
+        sb.append("{\"runId\":").append(str(m.runId()));
+        sb.append(",\"broker\":").append(str(m.broker()));
         sb.append(",\"millis\":").append(m.millis());
         sb.append(",\"ok\":").append(m.onceFailures().isEmpty());
         sb.append(",\"notes\":[");

@@ -63,7 +63,7 @@ final class Matrix {
                 }
                 rows.add(new RowResult(style.code(), style.label(), style.once(), List.copyOf(cells)));
             }
-            return new MatrixResult(broker, List.copyOf(notes), List.copyOf(rows),
+            return new MatrixResult(runId, broker, List.copyOf(notes), List.copyOf(rows),
                     (System.nanoTime() - started) / 1_000_000);
         } finally {
             pool.shutdownNow();

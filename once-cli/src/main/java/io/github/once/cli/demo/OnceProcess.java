@@ -72,6 +72,11 @@ final class OnceProcess extends ConsumerProcess {
     }
 
     @Override
+    boolean holdsUnsettled() {
+        return working() > 0; // Once settles a delivery only after its work is recorded
+    }
+
+    @Override
     void severStore() {
         if (severable != null) {
             severable.sever();

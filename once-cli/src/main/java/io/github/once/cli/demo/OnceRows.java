@@ -30,7 +30,23 @@ final class OnceRows {
     private OnceRows() {
     }
 
-    static void add(DemoSetup setup, StatefulRedisConnection<String, String> redis, DemoTargets targets) {
+    /** A database the demo reached, with its dialect. */
+    record JdbcTarget(UrlDataSource dataSource, JdbcDialect dialect) {
+    }
+
+    /** Connects once to learn the dialect; a bad URL or an unreachable database fails here. */
+    static JdbcTarget probe(String url) {
+        UrlDataSource ds = new UrlDataSource(url);
+        try (Connection c = ds.getConnection()) {
+            return new JdbcTarget(ds, JdbcDialect.detect(c));
+        } catch (SQLException e) {
+            throw SqlFailures.connecting(UrlDataSource.redacted(url), e);
+        } catch (IllegalArgumentException e) {
+            throw CliException.usage("--jdbc-url: " + e.getMessage());
+        }
+    }
+
+    static void add(DemoSetup setup, StatefulRedisConnection<String, String> redis, String redisUri, JdbcTarget jdbc) {
         RetryPolicy retry = OnceStyle.retryFor(setup.embedded());
         if (setup.embedded()) {
             setup.addNote("Once retries by requeueing to the queue's tail here (no delay queues on the embedded "
@@ -39,29 +55,22 @@ final class OnceRows {
         }
         setup.addStyle(OnceStyle.withStore("in-memory", InMemoryIdempotencyStore.create(), retry));
         String h2 = "jdbc:h2:mem:once-demo-" + setup.runId() + ";DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=5000";
-        addJdbc(setup, h2, "h2", retry);
+        addJdbc(setup, probe(h2), "h2", retry);
         if (redis != null) {
-            RedisIdempotencyStore store = RedisIdempotencyStore.builder().uri(targets.redisUri()).keyPrefix(DEMO_PREFIX)
+            RedisIdempotencyStore store = RedisIdempotencyStore.builder().uri(redisUri).keyPrefix(DEMO_PREFIX)
                     .timeout(Duration.ofSeconds(2)).build();
             setup.addStyle(OnceStyle.withStore("redis", store, retry));
             setup.addResource(() -> deleteRedisRecords(redis.sync(), setup.runId()));
         }
-        if (targets.jdbcUrl() != null) {
-            addJdbc(setup, targets.jdbcUrl(), null, retry);
+        if (jdbc != null) {
+            addJdbc(setup, jdbc, null, retry);
         }
     }
 
-    private static void addJdbc(DemoSetup setup, String url, String name, RetryPolicy retry) {
-        UrlDataSource ds = new UrlDataSource(url);
-        String where = UrlDataSource.redacted(url);
-        JdbcDialect dialect;
-        try (Connection c = ds.getConnection()) {
-            dialect = JdbcDialect.detect(c);
-        } catch (SQLException e) {
-            throw SqlFailures.connecting(where, e);
-        } catch (IllegalArgumentException e) {
-            throw CliException.usage("--jdbc-url: " + e.getMessage());
-        }
+    private static void addJdbc(DemoSetup setup, JdbcTarget target, String name, RetryPolicy retry) {
+        UrlDataSource ds = target.dataSource();
+        JdbcDialect dialect = target.dialect();
+        String where = "the demo database";
         String label = name != null ? name : dialect.name().toLowerCase(Locale.ROOT);
         JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(ds).dialect(dialect).tableName(DEMO_TABLE)
                 .createTableIfMissing(true).queryTimeout(Duration.ofSeconds(5)).build();

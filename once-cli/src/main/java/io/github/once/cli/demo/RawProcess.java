@@ -68,6 +68,11 @@ final class RawProcess extends ConsumerProcess {
     }
 
     @Override
+    boolean holdsUnsettled() {
+        return received.get() > settled.get();
+    }
+
+    @Override
     RuntimeException dieHere() {
         // A dead process does nothing more: the thread stays parked until the cell is torn down.
         try {

@@ -1,0 +1,38 @@
+package io.github.once.cli;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+import org.junit.jupiter.api.Test;
+
+class OnceCommandTest {
+
+    @Test
+    void noCommandIsAUsageError() {
+        Cli run = Cli.run();
+        assertThat(run.exitCode()).isEqualTo(ExitCodes.USAGE);
+        assertThat(run.err()).contains("a command is required: demo, inspect, stats or purge");
+    }
+
+    @Test
+    void unknownCommandIsAUsageError() {
+        Cli run = Cli.run("explode");
+        assertThat(run.exitCode()).isEqualTo(ExitCodes.USAGE);
+        assertThat(run.err()).contains("Unmatched argument at index 0: 'explode'");
+    }
+
+    @Test
+    void helpListsTheCommandsAndExitStatuses() {
+        Cli run = Cli.run("--help");
+        assertThat(run.exitCode()).isZero();
+        assertThat(run.out()).contains("demo", "inspect", "stats", "purge", "Exit status:", "the store has no Once records table");
+    }
+
+    @Test
+    void eachCommandHasHelp() {
+        for (String command : new String[] {"demo", "inspect", "stats", "purge"}) {
+            Cli run = Cli.run(command, "--help");
+            assertThat(run.exitCode()).as(command).isZero();
+            assertThat(run.out()).as(command).startsWith("Usage: once " + command);
+        }
+    }
+}

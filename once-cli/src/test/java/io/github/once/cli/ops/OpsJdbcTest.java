@@ -1,0 +1,109 @@
+package io.github.once.cli.ops;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+import io.github.once.Idempotency;
+import io.github.once.IdempotencyKey;
+import io.github.once.ResultCodec;
+import io.github.once.cli.Cli;
+import io.github.once.cli.ExitCodes;
+import io.github.once.cli.MiniJson;
+import io.github.once.cli.Services;
+import io.github.once.cli.UrlDataSource;
+import io.github.once.jdbc.JdbcIdempotencyStore;
+import io.github.once.spi.ClaimRequest;
+import io.github.once.spi.ClaimResult;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.Map;
+import java.util.UUID;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.ValueSource;
+import org.junit.jupiter.api.Test;
+
+/** inspect, stats and purge against the local PostgreSQL and MariaDB, on records written by the JDBC store. */
+class OpsJdbcTest {
+
+    @ParameterizedTest
+    @ValueSource(strings = {Services.POSTGRES, Services.MARIADB})
+    void inspectStatsAndPurgeOnARealTable(String url) throws Exception {
+        String table = "once_cli_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+        JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(new UrlDataSource(url)).tableName(table)
+                .createTableIfMissing(true).build();
+        try {
+            try (Idempotency once = Idempotency.builder(store).build()) {
+                once.execute(IdempotencyKey.of("orders", "done-1"), "b".getBytes(), ResultCodec.utf8(), ctx -> "ok 7");
+            }
+            assertThat(store.claim(new ClaimRequest(IdempotencyKey.of("orders", "working-1"), null,
+                    Duration.ofMinutes(5), Duration.ofMinutes(10)))).isInstanceOf(ClaimResult.Acquired.class);
+            IdempotencyKey expiring = IdempotencyKey.of("orders", "expiring-1");
+            assertThat(store.claim(new ClaimRequest(expiring, null, Duration.ofMillis(50), Duration.ofMillis(100))))
+                    .isInstanceOf(ClaimResult.Acquired.class);
+            await().atMost(Duration.ofSeconds(5)).until(() -> store.find(expiring).isEmpty());
+
+            Cli inspect = Cli.run("inspect", "orders", "done-1", "--jdbc-url", url, "--table", table);
+            assertThat(inspect.exitCode()).as(inspect.toString()).isZero();
+            assertThat(inspect.out()).contains("state        COMPLETED", "result       4 bytes, text: ok 7",
+                    "table " + table).doesNotContain("user=");
+
+            Cli stats = Cli.run("stats", "--json", "--jdbc-url", url, "--table", table);
+            assertThat(stats.exitCode()).as(stats.toString()).isZero();
+            Map<String, Object> json = MiniJson.object(stats.out());
+            assertThat(json).containsEntry("completed", 1L).containsEntry("inProgress", 1L)
+                    .containsEntry("lapsed", 0L).containsEntry("expiredBacklog", 1L);
+            @SuppressWarnings("unchecked")
+            Map<String, Object> oldest = (Map<String, Object>) json.get("oldestInProgress");
+            assertThat(oldest.get("key")).isEqualTo("orders/working-1");
+            assertThat((Long) oldest.get("ageMillis")).isBetween(0L, 60_000L);
+
+            Cli dry = Cli.run("purge", "--dry-run", "--jdbc-url", url, "--table", table);
+            assertThat(dry.out()).contains("would delete 1 expired records");
+            Cli purge = Cli.run("purge", "--json", "--jdbc-url", url, "--table", table);
+            assertThat(MiniJson.object(purge.out())).containsEntry("dryRun", false).containsEntry("count", 1L);
+            Cli after = Cli.run("stats", "--namespace", "orders", "--jdbc-url", url, "--table", table);
+            assertThat(after.out()).contains("completed        1", "in progress      1", "expired backlog  0");
+            assertThat(Cli.run("inspect", "orders", "done-1", "--jdbc-url", url, "--table", table).exitCode())
+                    .isZero();
+        } finally {
+            try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement()) {
+                s.execute("DROP TABLE " + table);
+            }
+        }
+    }
+
+    @ParameterizedTest
+    @ValueSource(strings = {Services.POSTGRES, Services.MARIADB})
+    void missingTableHasItsOwnExitStatus(String url) {
+        Cli run = Cli.run("stats", "--jdbc-url", url, "--table", "no_such_once_table");
+        assertThat(run.exitCode()).as(run.toString()).isEqualTo(ExitCodes.MISSING_SCHEMA);
+        assertThat(run.err()).startsWith("once: no Once records table 'no_such_once_table'")
+                .contains("V1__once_record.sql").doesNotContain("\tat ");
+    }
+
+    @Test
+    void unreachableDatabase() {
+        int port = Services.deadPort();
+        Cli run = Cli.run("purge", "--dry-run", "--jdbc-url", "jdbc:postgresql://127.0.0.1:" + port + "/test?user=postgres");
+        assertThat(run.exitCode()).isEqualTo(ExitCodes.UNREACHABLE);
+        assertThat(run.err()).startsWith("once: cannot reach jdbc:postgresql://127.0.0.1:" + port + "/test");
+    }
+
+    @Test
+    void badJdbcArguments() {
+        Cli driver = Cli.run("stats", "--jdbc-url", "jdbc:oracle:thin:@127.0.0.1:1521/x");
+        assertThat(driver.exitCode()).isEqualTo(ExitCodes.USAGE);
+        assertThat(driver.err()).contains("no JDBC driver for jdbc:oracle:thin");
+        Cli notJdbc = Cli.run("stats", "--jdbc-url", "postgresql://127.0.0.1/test");
+        assertThat(notJdbc.exitCode()).isEqualTo(ExitCodes.USAGE);
+        assertThat(notJdbc.err()).contains("--jdbc-url must start with jdbc:");
+        Cli table = Cli.run("stats", "--jdbc-url", Services.POSTGRES, "--table", "x; DROP TABLE y");
+        assertThat(table.exitCode()).isEqualTo(ExitCodes.USAGE);
+        assertThat(table.err()).contains("--table must be a plain SQL identifier");
+        Cli max = Cli.run("purge", "--jdbc-url", Services.POSTGRES, "--max", "0");
+        assertThat(max.exitCode()).isEqualTo(ExitCodes.USAGE);
+        assertThat(max.err()).contains("--max must be at least 1, but was 0");
+    }
+}
