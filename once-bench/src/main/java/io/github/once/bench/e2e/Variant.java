@@ -3,6 +3,7 @@ package io.github.once.bench.e2e;
 import com.rabbitmq.client.Connection;
 
 import io.github.once.Idempotency;
+import io.github.once.IdempotencyConfig;
 import io.github.once.IdempotentExecutor;
 import io.github.once.InMemoryIdempotencyStore;
 import io.github.once.bench.OnceJdbc;
@@ -10,6 +11,7 @@ import io.github.once.bench.Services;
 import io.github.once.jdbc.TransactionalIdempotency;
 import io.github.once.redis.RedisIdempotencyStore;
 
+import java.time.Duration;
 import java.util.Locale;
 
 /**
@@ -28,44 +30,51 @@ enum Variant {
         @Override
         Consumption start(Run run) throws Exception {
             InMemoryIdempotencyStore store = InMemoryIdempotencyStore.create();
-            return once(run, Idempotency.builder(store).listener(run.meter().storeTimes()).build(), false, store);
+            return once(run, Idempotency.builder(store).config(CONFIG).listener(run.meter().storeTimes()).build(), false, store);
         }
     },
     ONCE_REDIS("Once, Redis store") {
         @Override
         Consumption start(Run run) throws Exception {
             RedisIdempotencyStore store = RedisIdempotencyStore.builder().uri(run.services().redisUri()).build();
-            return once(run, Idempotency.builder(store).listener(run.meter().storeTimes()).build(), false, store);
+            return once(run, Idempotency.builder(store).config(CONFIG).listener(run.meter().storeTimes()).build(), false, store);
         }
     },
     ONCE_REDIS_BATCH("Once, Redis store, batch claims over the deliveries in hand") {
         @Override
         Consumption start(Run run) throws Exception {
             RedisIdempotencyStore store = RedisIdempotencyStore.builder().uri(run.services().redisUri()).build();
-            return once(run, Idempotency.builder(store).listener(run.meter().storeTimes()).build(), true, store);
+            return once(run, Idempotency.builder(store).config(CONFIG).listener(run.meter().storeTimes()).build(), true, store);
         }
     },
     ONCE_JDBC("Once, PostgreSQL store, record in a separate transaction") {
         @Override
         Consumption start(Run run) throws Exception {
             OnceJdbc jdbc = OnceJdbc.open(run.services(), run.namespace());
-            return once(run, Idempotency.builder(jdbc.store()).listener(run.meter().storeTimes()).build(), false, jdbc);
+            return once(run, Idempotency.builder(jdbc.store()).config(CONFIG).listener(run.meter().storeTimes()).build(), false, jdbc);
         }
     },
     ONCE_JDBC_TX("Once, PostgreSQL, effect and record in one transaction") {
         @Override
         Consumption start(Run run) throws Exception {
             OnceJdbc jdbc = OnceJdbc.open(run.services(), run.namespace());
-            return once(run, TransactionalIdempotency.builder(jdbc.store()).listener(run.meter().storeTimes()).build(), false, jdbc);
+            return once(run, TransactionalIdempotency.builder(jdbc.store()).config(CONFIG).listener(run.meter().storeTimes()).build(), false, jdbc);
         }
     },
     ONCE_JDBC_TX_BATCH("Once, PostgreSQL, transactional, batch over the deliveries in hand") {
         @Override
         Consumption start(Run run) throws Exception {
             OnceJdbc jdbc = OnceJdbc.open(run.services(), run.namespace());
-            return once(run, TransactionalIdempotency.builder(jdbc.store()).listener(run.meter().storeTimes()).build(), true, jdbc);
+            return once(run, TransactionalIdempotency.builder(jdbc.store()).config(CONFIG).listener(run.meter().storeTimes()).build(), true, jdbc);
         }
     };
+
+    /**
+     * The defaults (30 s lease, SHA-256 fingerprints) with a 10-minute retention, so a run's records leave the
+     * shared Redis soon after it (PostgreSQL rows are deleted when the run closes).
+     */
+    private static final IdempotencyConfig CONFIG =
+            IdempotencyConfig.custom().retention(Duration.ofMinutes(10)).build();
 
     private final String description;
 
