@@ -49,6 +49,13 @@ class DemoArgumentsTest {
     }
 
     @Test
+    void verboseAddsTheStackTrace() {
+        Cli run = Cli.run("demo", "--redis-uri", "redis://127.0.0.1:" + Services.deadPort(), "--verbose");
+        assertThat(run.exitCode()).isEqualTo(ExitCodes.UNREACHABLE);
+        assertThat(run.err()).contains("cannot reach Redis", "\tat ");
+    }
+
+    @Test
     void redisUriWithoutHost() {
         Cli run = Cli.run("demo", "--redis-uri", "redis:///0");
         assertThat(run.exitCode()).isEqualTo(ExitCodes.USAGE);
