@@ -4,6 +4,7 @@ import io.github.once.internal.LeaseKeeper;
 import io.github.once.internal.SafeListener;
 import io.github.once.spi.ClaimRequest;
 import io.github.once.spi.ClaimResult;
+import io.github.once.spi.Completion;
 import io.github.once.spi.IdempotencyStore;
 import io.github.once.spi.Lease;
 
@@ -70,10 +71,23 @@ public final class Idempotency implements IdempotentExecutor {
     public <T> Outcome<T> execute(Task<T> task) {
         Instant start = clock.instant();
         ClaimResult claim = timed(StoreOperation.CLAIM, 1, () -> store.claim(request(task)));
-        return finish(task, claim, start);
+        Step<T> step = step(task, claim);
+        if (step.done() != null) {
+            return report(step.done(), start);
+        }
+        step.stopRenewing();
+        boolean recorded = timed(StoreOperation.COMPLETE, 1,
+                () -> store.complete(step.keeper.current(), step.encoded, config.retention()));
+        return report(step.recorded(recorded), start);
     }
 
-    /** Claims every task's key in one store call (one round trip where the store can), then runs each in turn. */
+    /**
+     * Claims every task's key in one store call and records every completion in one more (one round trip each
+     * where the store can), running the handlers in turn between the two. Each finished handler's lease keeps
+     * being renewed until the batch's completions are recorded. If the store cannot be reached for the
+     * completions, the whole batch's records stay in progress and lapse with their leases: a redelivery may run
+     * those handlers again, as with a crash after the effect.
+     */
     @Override
     public <T> List<Outcome<T>> executeAll(List<Task<T>> tasks) {
         if (tasks.isEmpty()) {
@@ -88,9 +102,31 @@ public final class Idempotency implements IdempotentExecutor {
         if (claims.size() != tasks.size()) {
             throw new OnceException("store answered " + claims.size() + " claims for " + tasks.size() + " requests");
         }
+        List<Step<T>> steps = new ArrayList<>(tasks.size());
+        List<Completion> completions = new ArrayList<>();
+        try {
+            for (int i = 0; i < tasks.size(); i++) {
+                steps.add(step(tasks.get(i), claims.get(i)));
+            }
+        } catch (Error e) {
+            steps.forEach(Step::stopRenewing); // the leases taken so far lapse on their own
+            throw e;
+        }
+        for (Step<T> step : steps) {
+            step.stopRenewing();
+            if (step.done() == null) {
+                completions.add(new Completion(step.keeper.current(), step.encoded, config.retention()));
+            }
+        }
+        List<Boolean> recorded = completions.isEmpty() ? List.of()
+                : timed(StoreOperation.COMPLETE_ALL, completions.size(), () -> store.completeAll(completions));
+        if (recorded.size() != completions.size()) {
+            throw new OnceException("store answered " + recorded.size() + " completions for " + completions.size());
+        }
         List<Outcome<T>> outcomes = new ArrayList<>(tasks.size());
-        for (int i = 0; i < tasks.size(); i++) {
-            outcomes.add(finish(tasks.get(i), claims.get(i), start));
+        int next = 0;
+        for (Step<T> step : steps) {
+            outcomes.add(report(step.done() != null ? step.done() : step.recorded(recorded.get(next++)), start));
         }
         return outcomes;
     }
@@ -100,26 +136,28 @@ public final class Idempotency implements IdempotentExecutor {
                 config.retention());
     }
 
-    private <T> Outcome<T> finish(Task<T> task, ClaimResult claim, Instant start) {
-        Outcome<T> outcome;
-        // Java 17 has no pattern switch: the chain below covers every permitted ClaimResult.
-        if (claim instanceof ClaimResult.Acquired acquired) {
-            outcome = run(task, acquired.lease());
-        } else if (claim instanceof ClaimResult.Busy busy) {
-            outcome = new Outcome.Busy<>(task.key(), busy.leaseUntil());
-        } else if (claim instanceof ClaimResult.Duplicate duplicate) {
-            outcome = new Outcome.Duplicate<>(task.key(), task.codec().decode(duplicate.record().result()),
-                    duplicate.record());
-        } else if (claim instanceof ClaimResult.Conflict conflict) {
-            outcome = new Outcome.Conflict<>(task.key(), conflict.record());
-        } else {
-            throw new OnceException("unknown claim result " + claim);
-        }
+    private <T> Outcome<T> report(Outcome<T> outcome, Instant start) {
         listener.onOutcome(outcome, Duration.between(start, clock.instant()));
         return outcome;
     }
 
-    private <T> Outcome<T> run(Task<T> task, Lease lease) {
+    /** Answers a claim; for an acquired key, runs the handler and leaves the completion to the caller. */
+    private <T> Step<T> step(Task<T> task, ClaimResult claim) {
+        // Java 17 has no pattern switch: the chain below covers every permitted ClaimResult.
+        if (claim instanceof ClaimResult.Acquired acquired) {
+            return run(task, acquired.lease());
+        } else if (claim instanceof ClaimResult.Busy busy) {
+            return Step.finished(new Outcome.Busy<>(task.key(), busy.leaseUntil()));
+        } else if (claim instanceof ClaimResult.Duplicate duplicate) {
+            return Step.finished(new Outcome.Duplicate<>(task.key(), task.codec().decode(duplicate.record().result()),
+                    duplicate.record()));
+        } else if (claim instanceof ClaimResult.Conflict conflict) {
+            return Step.finished(new Outcome.Conflict<>(task.key(), conflict.record()));
+        }
+        throw new OnceException("unknown claim result " + claim);
+    }
+
+    private <T> Step<T> run(Task<T> task, Lease lease) {
         LeaseKeeper keeper = new LeaseKeeper(lease, config.leaseDuration(),
                 l -> timed(StoreOperation.RENEW, 1, () -> store.renew(l, config.leaseDuration())));
         keeper.start(renewals);
@@ -129,22 +167,70 @@ public final class Idempotency implements IdempotentExecutor {
         } catch (Exception e) {
             keeper.stop();
             releaseQuietly(lease);
-            return new Outcome.Failed<>(task.key(), e);
+            return Step.finished(new Outcome.Failed<>(task.key(), e));
         } catch (Error e) {
             keeper.stop();
             releaseQuietly(lease);
             throw e;
         }
-        keeper.stop();
-        byte[] encoded = task.codec().encode(result);
-        boolean completed = timed(StoreOperation.COMPLETE, 1,
-                () -> store.complete(keeper.current(), encoded, config.retention()));
-        if (!completed) {
-            log.warn("Lease on {} (token {}) was taken over while the handler ran; its completion was refused",
-                    task.key(), lease.token());
-            return new Outcome.LeaseLost<>(task.key(), keeper.current());
+        byte[] encoded;
+        try {
+            encoded = task.codec().encode(result);
+        } catch (RuntimeException e) {
+            keeper.stop();
+            releaseQuietly(lease);
+            return Step.finished(new Outcome.Failed<>(task.key(), e));
         }
-        return new Outcome.Processed<>(task.key(), result, lease.token());
+        return new Step<>(task, keeper, result, encoded);
+    }
+
+    /** A task between its handler and its completion, or one already decided ({@link #done()} not null). */
+    private static final class Step<T> {
+        private final Task<T> task;
+        private final LeaseKeeper keeper;
+        private final T result;
+        private final byte[] encoded;
+        private final Outcome<T> decided;
+
+        private Step(Task<T> task, LeaseKeeper keeper, T result, byte[] encoded) {
+            this.task = task;
+            this.keeper = keeper;
+            this.result = result;
+            this.encoded = encoded;
+            this.decided = null;
+        }
+
+        private Step(Outcome<T> decided) {
+            this.task = null;
+            this.keeper = null;
+            this.result = null;
+            this.encoded = null;
+            this.decided = decided;
+        }
+
+        static <T> Step<T> finished(Outcome<T> outcome) {
+            return new Step<>(outcome);
+        }
+
+        Outcome<T> done() {
+            return decided;
+        }
+
+        void stopRenewing() {
+            if (keeper != null) {
+                keeper.stop();
+            }
+        }
+
+        /** The outcome once the store answered the completion. */
+        Outcome<T> recorded(boolean recorded) {
+            if (!recorded) {
+                log.warn("Lease on {} (token {}) was taken over while the handler ran; its completion was refused",
+                        task.key(), keeper.current().token());
+                return new Outcome.LeaseLost<>(task.key(), keeper.current());
+            }
+            return new Outcome.Processed<>(task.key(), result, keeper.current().token());
+        }
     }
 
     private void releaseQuietly(Lease lease) {

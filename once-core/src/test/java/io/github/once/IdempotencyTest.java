@@ -186,7 +186,9 @@ class IdempotencyTest {
         assertThat(((Outcome.Duplicate<String>) outcomes.get(1)).result()).isEqualTo("earlier");
         assertThat(outcomes.get(2)).isInstanceOf(Outcome.Failed.class);
         assertThat(effects).hasValue(1);
-        assertThat(calls).startsWith(StoreOperation.CLAIM_ALL).doesNotContain(StoreOperation.CLAIM);
+        assertThat(calls).startsWith(StoreOperation.CLAIM_ALL).endsWith(StoreOperation.COMPLETE_ALL)
+                .doesNotContain(StoreOperation.CLAIM, StoreOperation.COMPLETE);
+        assertThat(store.find(IdempotencyKey.of("orders", "b-1")).orElseThrow().result()).isEqualTo(body("r1"));
     }
 
     @Test

@@ -52,6 +52,20 @@ public interface IdempotencyStore extends AutoCloseable {
     boolean complete(Lease lease, byte[] result, Duration retention);
 
     /**
+     * Completes many leases, answering exactly as single completions in order would. Stores that can do so answer
+     * in one round trip, so a batch of deliveries costs one claim call and one completion call.
+     *
+     * @return for each completion, in order, whether it was recorded
+     */
+    default List<Boolean> completeAll(List<Completion> completions) {
+        List<Boolean> done = new ArrayList<>(completions.size());
+        for (Completion completion : completions) {
+            done.add(complete(completion.lease(), completion.result(), completion.retention()));
+        }
+        return done;
+    }
+
+    /**
      * Gives the key back so that a redelivery can claim it at once. The record keeps its fencing counter.
      *
      * @return false when the lease is no longer current

@@ -5,6 +5,7 @@ import io.github.once.IdempotencyRecord;
 import io.github.once.RecordState;
 import io.github.once.spi.ClaimRequest;
 import io.github.once.spi.ClaimResult;
+import io.github.once.spi.Completion;
 import io.github.once.spi.IdempotencyStore;
 import io.github.once.spi.Lease;
 
@@ -364,6 +365,31 @@ public abstract class IdempotencyStoreContract {
         assertThat(results.get(5)).isInstanceOf(ClaimResult.Busy.class);
         Lease batchLease = ((ClaimResult.Acquired) results.get(0)).lease();
         assertThat(store.complete(batchLease, bytes("ok"), RETENTION)).isTrue();
+    }
+
+    @Test
+    @DisplayName("completeAll answers exactly as single completions in order would")
+    void completeAllMatchesSingleCompletions() {
+        Lease current = acquire(key("complete-all-current"));
+        Lease stale = acquire(key("complete-all-stale"));
+        Lease done = acquire(key("complete-all-done"));
+        Lease twice = acquire(key("complete-all-twice"));
+        assertThat(store.complete(done, bytes("earlier"), RETENTION)).isTrue();
+        Lease forged = new Lease(stale.key(), stale.token() + 1, stale.deadline());
+
+        List<Boolean> recorded = store.completeAll(List.of(
+                new Completion(current, bytes("a"), RETENTION),
+                new Completion(forged, bytes("b"), RETENTION),
+                new Completion(done, bytes("c"), RETENTION),
+                new Completion(twice, bytes("first"), RETENTION),
+                new Completion(twice, bytes("second"), RETENTION)));
+
+        assertThat(recorded).containsExactly(true, false, false, true, false);
+        assertThat(store.find(current.key()).orElseThrow().result()).isEqualTo(bytes("a"));
+        assertThat(store.find(stale.key()).orElseThrow().state()).isEqualTo(RecordState.IN_PROGRESS);
+        assertThat(store.find(done.key()).orElseThrow().result()).isEqualTo(bytes("earlier"));
+        assertThat(store.find(twice.key()).orElseThrow().result()).isEqualTo(bytes("first"));
+        assertThat(store.completeAll(List.of())).isEmpty();
     }
 
     @Test
