@@ -4,6 +4,7 @@ import io.github.once.IdempotencyKey;
 import io.github.once.IdempotencyRecord;
 import io.github.once.spi.ClaimRequest;
 import io.github.once.spi.ClaimResult;
+import io.github.once.spi.Completion;
 import io.github.once.spi.Durations;
 import io.github.once.spi.IdempotencyStore;
 import io.github.once.spi.Lease;
@@ -29,9 +30,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Records in Redis, one hash per record, over Lettuce. Each of claim, complete, release, renew and find is one
- * Lua script call on one key (one round trip, atomic, Redis Cluster safe); {@link #claimAll} sends a whole batch
- * before reading any reply. Deadlines come from the Redis server's clock ({@code TIME}), so clock skew between
- * consumers cannot break a lease. Redis expires records itself: an in-progress record at the later of its lease
+ * Lua script call on one key (one round trip, atomic, Redis Cluster safe); {@link #claimAll} and
+ * {@link #completeAll} send a whole batch before reading any reply. Deadlines come from the Redis server's clock
+ * ({@code TIME}), so clock skew between consumers cannot break a lease. Redis expires records itself: an in-progress record at the later of its lease
  * and its retention (so the fencing counter survives a takeover), a completed one at its retention.
  *
  * <pre>{@code
@@ -121,9 +122,43 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     public boolean complete(Lease lease, byte[] result, Duration retention) {
         Durations.requirePositive(retention, "retention");
         Long done = calls.call(LuaScript.COMPLETE, ScriptOutputType.INTEGER, keys.key(lease.key()),
-                token(lease), millis(retention), result == null ? WITHOUT_RESULT : WITH_RESULT,
-                result == null ? EMPTY : result);
+                completeArgs(lease, result, retention));
         return done != null && done == 1L;
+    }
+
+    /** Sends every completion before reading any reply: one round trip for the batch, as {@link #claimAll}. */
+    @Override
+    public List<Boolean> completeAll(List<Completion> completions) {
+        int n = completions.size();
+        if (n == 0) {
+            return List.of();
+        }
+        byte[][] keyNames = new byte[n][];
+        byte[][][] args = new byte[n][][];
+        for (int i = 0; i < n; i++) {
+            Completion completion = completions.get(i);
+            keyNames[i] = keys.key(completion.lease().key());
+            args[i] = completeArgs(completion.lease(), completion.result(), completion.retention());
+        }
+        List<RedisFuture<Long>> replies = new ArrayList<>(n);
+        connections.writeBatch(commands -> {
+            for (int i = 0; i < n; i++) {
+                replies.add(calls.send(commands, LuaScript.COMPLETE, ScriptOutputType.INTEGER, keyNames[i], args[i]));
+            }
+        });
+        long deadline = calls.deadlineFromNow();
+        List<Boolean> done = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            Long reply = calls.await(replies.get(i), deadline, LuaScript.COMPLETE, ScriptOutputType.INTEGER,
+                    keyNames[i], args[i]);
+            done.add(reply != null && reply == 1L);
+        }
+        return done;
+    }
+
+    private static byte[][] completeArgs(Lease lease, byte[] result, Duration retention) {
+        return new byte[][] {token(lease), millis(retention), result == null ? WITHOUT_RESULT : WITH_RESULT,
+                result == null ? EMPTY : result};
     }
 
     @Override

@@ -3,6 +3,7 @@ package io.github.once.redis;
 import io.github.once.IdempotencyKey;
 import io.github.once.spi.ClaimRequest;
 import io.github.once.spi.ClaimResult;
+import io.github.once.spi.Completion;
 import io.github.once.spi.Lease;
 
 import java.nio.charset.StandardCharsets;
@@ -117,6 +118,31 @@ class RedisRoundTripTest {
         // One write of about 8 kB, which the server takes in one read (16 kB at a time); a second read is allowed
         // in case the kernel hands it over in two parts. Single claims need one read each (see above).
         assertThat(reads).as("socket reads for a batch of %d claims", N).isLessThanOrEqualTo(2);
+    }
+
+    @Test
+    void completeAllSendsTheBatchInOneWrite() {
+        List<ClaimRequest> batch = new ArrayList<>();
+        for (int i = 0; i < N; i++) {
+            batch.add(request("complete-batch-" + i));
+        }
+        List<Completion> completions = new ArrayList<>();
+        for (ClaimResult claimed : store.claimAll(batch)) {
+            completions.add(new Completion(((ClaimResult.Acquired) claimed).lease(),
+                    "done".getBytes(StandardCharsets.UTF_8), RETENTION));
+        }
+        stats.reset();
+        long baseline = stats.reads();
+        stats.reset();
+
+        List<Boolean> recorded = store.completeAll(completions);
+
+        long reads = stats.reads() - baseline;
+        assertThat(recorded).hasSize(N).containsOnly(true);
+        assertThat(storeCommands()).isEqualTo(Map.of("evalsha", (long) N));
+        assertThat(reads).as("socket reads for a batch of %d completions", N).isLessThanOrEqualTo(2);
+        assertThat(store.find(IdempotencyKey.of(namespace, "complete-batch-7")).orElseThrow().result())
+                .isEqualTo("done".getBytes(StandardCharsets.UTF_8));
     }
 
     @Test
