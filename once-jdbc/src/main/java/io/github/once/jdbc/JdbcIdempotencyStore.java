@@ -6,6 +6,7 @@ import io.github.once.OnceException;
 import io.github.once.RecordState;
 import io.github.once.spi.ClaimRequest;
 import io.github.once.spi.ClaimResult;
+import io.github.once.spi.Completion;
 import io.github.once.spi.Durations;
 import io.github.once.spi.IdempotencyStore;
 import io.github.once.spi.Lease;
@@ -56,6 +57,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, PurgeableSt
     private final DataSource dataSource;
     private final Sql sql;
     private final Claims claims;
+    private final Completions completions;
     private final int queryTimeoutSeconds;
 
     private JdbcIdempotencyStore(Builder b, JdbcDialect dialect) {
@@ -63,6 +65,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, PurgeableSt
         this.sql = new Sql(dialect, b.tableName);
         this.queryTimeoutSeconds = (int) Math.max(1, (b.queryTimeout.toMillis() + 999) / 1000);
         this.claims = new Claims(sql, queryTimeoutSeconds);
+        this.completions = new Completions(sql, queryTimeoutSeconds);
     }
 
     public static Builder builder(DataSource dataSource) {
@@ -87,6 +90,10 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, PurgeableSt
 
     Claims claims() {
         return claims;
+    }
+
+    Completions completions() {
+        return completions;
     }
 
     int queryTimeoutSeconds() {
@@ -160,6 +167,20 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, PurgeableSt
             bindOwner(ps, 3, lease);
             return ps.executeUpdate() == 1;
         }
+    }
+
+    /**
+     * One statement for distinct keys (up to 500 per statement), in one transaction; a key repeated in the batch
+     * follows in a later statement and so answers as a second single completion would (false after a first that
+     * was recorded).
+     */
+    @Override
+    public List<Boolean> completeAll(List<Completion> batch) {
+        Objects.requireNonNull(batch, "completions");
+        if (batch.isEmpty()) {
+            return List.of();
+        }
+        return retryingRaces("completeAll", c -> completions.completeAll(c, batch, true));
     }
 
     @Override

@@ -33,6 +33,7 @@ final class Sql {
     final String table;
     private final Map<Integer, String> claims = new ConcurrentHashMap<>();
     private final IntFunction<String> claimBuilder;
+    private final Map<Integer, String> completions = new ConcurrentHashMap<>();
 
     final String find;
     final String complete;
@@ -109,6 +110,77 @@ final class Sql {
     /** The claim statement for {@code rows} distinct keys. */
     String claim(int rows) {
         return claims.computeIfAbsent(rows, claimBuilder::apply);
+    }
+
+    /**
+     * The completion statement for {@code rows} distinct keys; parameters per row: namespace, key, token, result,
+     * retention in microseconds (MariaDB adds one last parameter, the batch's marker). PostgreSQL and H2 return the
+     * keys they completed; MariaDB (no {@code UPDATE ... RETURNING}) stamps them with the marker instead, and
+     * {@link #completedWith(int)} reads them back when the count alone does not tell which.
+     */
+    String completeAll(int rows, boolean checkLease) {
+        return completions.computeIfAbsent(checkLease ? rows : -rows, k -> switch (dialect) {
+            case POSTGRESQL -> postgresCompleteAll(rows, checkLease);
+            case MARIADB -> mariadbCompleteAll(rows, checkLease);
+            case H2 -> h2CompleteAll(rows, checkLease);
+        });
+    }
+
+    private String postgresCompleteAll(int rows, boolean checkLease) {
+        StringJoiner values = new StringJoiner(", ");
+        for (int i = 0; i < rows; i++) {
+            values.add(i == 0
+                    ? "(CAST(? AS VARCHAR), CAST(? AS VARCHAR), CAST(? AS BIGINT), CAST(? AS BYTEA), CAST(? AS BIGINT))"
+                    : "(?, ?, ?, ?, ?)");
+        }
+        return "UPDATE " + table + " AS t SET state = 'COMPLETED', result = v.result, lease_until = c.now,"
+                + " completed_at = c.now, expires_at = c.now + v.retention * INTERVAL '1 microsecond'"
+                + " FROM (VALUES " + values + ") AS v(ns, k, token, result, retention)"
+                + " CROSS JOIN (SELECT clock_timestamp() AS now) AS c"
+                + " WHERE t.namespace = v.ns AND t.record_key = v.k AND t.state = 'IN_PROGRESS' AND t.token = v.token"
+                + (checkLease ? " AND t.lease_until > c.now" : "")
+                + " RETURNING t.namespace, t.record_key";
+    }
+
+    private String mariadbCompleteAll(int rows, boolean checkLease) {
+        StringJoiner values = new StringJoiner(" UNION ALL ");
+        for (int i = 0; i < rows; i++) {
+            values.add(i == 0 ? "SELECT ? AS ns, ? AS k, ? AS token, ? AS result, ? AS retention" : "SELECT ?, ?, ?, ?, ?");
+        }
+        // STRAIGHT_JOIN: walk the few given keys and look each up by primary key, never scan the table.
+        // The guard sits in WHERE, evaluated before any assignment, so assignment order does not matter here.
+        return "UPDATE (" + values + ") AS v STRAIGHT_JOIN " + table + " AS t"
+                + " ON t.namespace = v.ns AND t.record_key = v.k"
+                + " SET t.state = 'COMPLETED', t.result = v.result, t.lease_until = UTC_TIMESTAMP(6),"
+                + " t.completed_at = UTC_TIMESTAMP(6), t.expires_at = UTC_TIMESTAMP(6) + INTERVAL v.retention MICROSECOND,"
+                + " t.claim_id = ?"
+                + " WHERE t.state = 'IN_PROGRESS' AND t.token = v.token"
+                + (checkLease ? " AND t.lease_until > UTC_TIMESTAMP(6)" : "");
+    }
+
+    /** MariaDB: which of {@code rows} keys this transaction's completion stamped with its marker. */
+    String completedWith(int rows) {
+        StringJoiner keys = new StringJoiner(" OR ");
+        for (int i = 0; i < rows; i++) {
+            keys.add("(namespace = ? AND record_key = ?)");
+        }
+        return "SELECT namespace, record_key FROM " + table + " WHERE claim_id = ? AND (" + keys + ")";
+    }
+
+    private String h2CompleteAll(int rows, boolean checkLease) {
+        StringJoiner values = new StringJoiner(", ");
+        for (int i = 0; i < rows; i++) {
+            values.add("(CAST(? AS VARCHAR(64)), CAST(? AS VARCHAR(200)), CAST(? AS BIGINT), CAST(? AS VARBINARY),"
+                    + " CAST(? AS BIGINT))");
+        }
+        return "SELECT namespace, record_key FROM FINAL TABLE (MERGE INTO " + table + " AS t USING"
+                + " (SELECT v.*, CURRENT_TIMESTAMP AS now FROM (VALUES " + values + ")"
+                + " AS v(ns, k, token, result, retention)) AS s"
+                + " ON t.namespace = s.ns AND t.record_key = s.k"
+                + " WHEN MATCHED AND t.state = 'IN_PROGRESS' AND t.token = s.token"
+                + (checkLease ? " AND t.lease_until > s.now" : "")
+                + " THEN UPDATE SET state = 'COMPLETED', result = s.result, lease_until = s.now, completed_at = s.now,"
+                + " expires_at = DATEADD(MICROSECOND, s.retention, s.now))";
     }
 
     /** The row may be taken: expired, or in progress with a lapsed lease. {@code now} is the claim's time. */

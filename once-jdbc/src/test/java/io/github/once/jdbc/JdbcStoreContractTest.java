@@ -80,6 +80,11 @@ class JdbcStoreContractTest {
                 }
 
                 @Override
+                public List<Boolean> completeAll(List<io.github.once.spi.Completion> completions) {
+                    return shared.completeAll(completions);
+                }
+
+                @Override
                 public boolean release(io.github.once.spi.Lease lease) {
                     return shared.release(lease);
                 }
