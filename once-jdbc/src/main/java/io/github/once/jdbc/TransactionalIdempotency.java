@@ -12,6 +12,7 @@ import io.github.once.Task;
 import io.github.once.internal.SafeListener;
 import io.github.once.spi.ClaimRequest;
 import io.github.once.spi.ClaimResult;
+import io.github.once.spi.Completion;
 import io.github.once.spi.Lease;
 
 import java.sql.Connection;
@@ -169,7 +170,7 @@ public final class TransactionalIdempotency implements IdempotentExecutor {
     /**
      * Runs the tasks in one transaction for throughput: one claim statement for all distinct keys, then each
      * handler under a savepoint, so a failing handler rolls back only its own effect and leaves its key released
-     * (Failed) while the others commit. A key repeated in the batch is claimed at its turn and sees the earlier
+     * (Failed) while the others commit, then one statement recording all processed tasks before the commit. A key repeated in the batch is claimed at its turn and sees the earlier
      * one (Duplicate after it was processed). If the batch transaction itself is lost to a deadlock or a
      * serialization failure, nothing of it was committed, and the tasks run one by one instead.
      */
@@ -224,6 +225,7 @@ public final class TransactionalIdempotency implements IdempotentExecutor {
                     throw raceOr(e, "claim");
                 }
                 List<Outcome<T>> outcomes = new ArrayList<>(tasks.size());
+                List<Completion> pending = new ArrayList<>();
                 int next = 0;
                 for (int i = 0; i < tasks.size(); i++) {
                     Task<T> task = tasks.get(i);
@@ -231,6 +233,8 @@ public final class TransactionalIdempotency implements IdempotentExecutor {
                     if (isFirst.get(i)) {
                         claim = firstClaims.get(next++);
                     } else {
+                        // A repeated key must see the earlier one's record: write what is pending first.
+                        record(c, pending);
                         try {
                             claim = claimOne(c, requests.get(i));
                         } catch (SQLException e) {
@@ -238,11 +242,12 @@ public final class TransactionalIdempotency implements IdempotentExecutor {
                         }
                     }
                     if (claim instanceof ClaimResult.Acquired acquired) {
-                        outcomes.add(runUnderSavepoint(c, task, acquired.lease()));
+                        outcomes.add(runUnderSavepoint(c, task, acquired.lease(), pending));
                     } else {
                         outcomes.add(notAcquired(task, claim));
                     }
                 }
+                record(c, pending);
                 c.commit();
                 return outcomes;
             } catch (SQLException | RuntimeException | Error e) {
@@ -261,12 +266,19 @@ public final class TransactionalIdempotency implements IdempotentExecutor {
         }
     }
 
-    /** In the batch: the claim is already in the transaction; the handler and its record go under a savepoint. */
-    private <T> Outcome<T> runUnderSavepoint(Connection c, Task<T> task, Lease lease) throws SQLException {
+    /**
+     * In the batch: the claim is already in the transaction; the handler's effect goes under a savepoint. A processed
+     * task's completion joins {@code pending}, written for the whole batch by one statement before the commit; a
+     * failed task's effect rolls back to its savepoint, so it has no record to write.
+     */
+    private <T> Outcome<T> runUnderSavepoint(Connection c, Task<T> task, Lease lease, List<Completion> pending)
+            throws SQLException {
         Savepoint savepoint = c.setSavepoint();
-        Outcome<T> outcome = runAndRecord(c, task, lease);
+        Ran<T> ran = run(c, task, lease);
+        Outcome<T> outcome = ran.outcome();
         if (outcome instanceof Outcome.Processed) {
             c.releaseSavepoint(savepoint);
+            pending.add(new Completion(lease, ran.encoded(), config.retention()));
         } else {
             c.rollback(savepoint);
             // Keep the claimed row, released, so the key's token counter survives and a redelivery claims at once.
@@ -303,21 +315,52 @@ public final class TransactionalIdempotency implements IdempotentExecutor {
      * Returns {@code Failed} when the handler threw; the caller then rolls its effect back.
      */
     private <T> Outcome<T> runAndRecord(Connection c, Task<T> task, Lease lease) throws SQLException {
+        Ran<T> ran = run(c, task, lease);
+        if (ran.outcome() instanceof Outcome.Processed) {
+            // The transaction holds the row: no one can take it over, so the lease deadline does not matter here.
+            boolean recorded = timedSql(StoreOperation.COMPLETE, 1,
+                    () -> store.complete(c, lease, ran.encoded(), config.retention(), false));
+            if (!recorded) {
+                throw changedInOwnTransaction(lease);
+            }
+        }
+        return ran.outcome();
+    }
+
+    /** Runs the handler on the transaction's connection; {@code Failed} when it threw. */
+    private <T> Ran<T> run(Connection c, Task<T> task, Lease lease) {
         T result;
         try {
             result = task.handler().handle(new TransactionContext(lease, GuardedConnection.wrap(c)));
         } catch (Exception e) {
-            return new Outcome.Failed<>(task.key(), e);
+            return new Ran<>(new Outcome.Failed<>(task.key(), e), null);
         }
         byte[] encoded = task.codec().encode(result);
-        // The transaction holds the row: no one can take it over, so the lease deadline does not matter here.
-        boolean recorded = timedSql(StoreOperation.COMPLETE, 1,
-                () -> store.complete(c, lease, encoded, config.retention(), false));
-        if (!recorded) {
-            throw new OnceException("the claimed row of " + task.key() + " (token " + lease.token()
-                    + ") changed inside its own transaction; was the table modified by hand?");
+        return new Ran<>(new Outcome.Processed<>(task.key(), result, lease.token()), encoded);
+    }
+
+    /** Writes the pending completions of a batch with one statement, in the batch's transaction. */
+    private void record(Connection c, List<Completion> pending) throws SQLException {
+        if (pending.isEmpty()) {
+            return;
         }
-        return new Outcome.Processed<>(task.key(), result, lease.token());
+        List<Boolean> recorded = timedSql(StoreOperation.COMPLETE_ALL, pending.size(),
+                () -> store.completions().completeAll(c, pending, false));
+        for (int i = 0; i < recorded.size(); i++) {
+            if (!recorded.get(i)) {
+                throw changedInOwnTransaction(pending.get(i).lease());
+            }
+        }
+        pending.clear();
+    }
+
+    private static OnceException changedInOwnTransaction(Lease lease) {
+        return new OnceException("the claimed row of " + lease.key() + " (token " + lease.token()
+                + ") changed inside its own transaction; was the table modified by hand?");
+    }
+
+    /** A handler's outcome and, when processed, its encoded result. */
+    private record Ran<T>(Outcome<T> outcome, byte[] encoded) {
     }
 
     private ClaimResult claimOne(Connection c, ClaimRequest request) throws SQLException {

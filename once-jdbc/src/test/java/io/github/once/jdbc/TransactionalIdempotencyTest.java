@@ -9,6 +9,7 @@ import io.github.once.OnceListener;
 import io.github.once.Outcome;
 import io.github.once.RecordState;
 import io.github.once.ResultCodec;
+import io.github.once.StoreOperation;
 import io.github.once.Task;
 
 import java.sql.Connection;
@@ -277,6 +278,48 @@ class TransactionalIdempotencyTest {
             assertThat(released.leaseUntil()).isBefore(Instant.now().plusSeconds(1));
             assertThat(once.execute(effectTask(failingKey, "retried"))).isInstanceOf(Outcome.Processed.class);
             assertThat(effectsOf(failingKey)).isEqualTo(1);
+        }
+
+        @Test
+        @DisplayName("a batch records its completions with one statement; a failed task's effect and record roll back")
+        void batchRecordsCompletionsInOneStatement() throws Exception {
+            List<String> calls = java.util.Collections.synchronizedList(new ArrayList<>());
+            TransactionalIdempotency batched = TransactionalIdempotency.builder(store)
+                    .config(IdempotencyConfig.custom().leaseDuration(Duration.ofSeconds(30)).build())
+                    .listener(new OnceListener() {
+                        @Override
+                        public void onStoreCall(StoreOperation operation, int keys, Duration elapsed, Throwable failure) {
+                            calls.add(operation + ":" + keys + (failure == null ? "" : ":failed"));
+                        }
+                    })
+                    .build();
+            List<Task<String>> batch = new ArrayList<>();
+            for (int i = 0; i < 20; i++) {
+                IdempotencyKey key = key("one-" + i);
+                batch.add(i != 7 ? effectTask(key, "r" + i) : new Task<>(key, null, ResultCodec.utf8(), ctx -> {
+                    insertEffect(ctx.resource(Connection.class), key);
+                    throw new IllegalStateException("declined");
+                }));
+            }
+
+            List<Outcome<String>> outcomes = batched.executeAll(batch);
+
+            assertThat(calls).containsExactly("CLAIM_ALL:20", "RELEASE:1", "COMPLETE_ALL:19");
+            for (int i = 0; i < 20; i++) {
+                IdempotencyKey key = key("one-" + i);
+                IdempotencyRecord record = store.find(key).orElseThrow();
+                if (i == 7) {
+                    assertThat(outcomes.get(i)).isInstanceOf(Outcome.Failed.class);
+                    assertThat(effectsOf(key)).isZero();
+                    assertThat(record.state()).isEqualTo(RecordState.IN_PROGRESS);
+                    assertThat(record.result()).isNull();
+                } else {
+                    assertThat(outcomes.get(i)).isInstanceOf(Outcome.Processed.class);
+                    assertThat(effectsOf(key)).as("effects of %s", i).isEqualTo(1);
+                    assertThat(record.state()).isEqualTo(RecordState.COMPLETED);
+                    assertThat(new String(record.result())).isEqualTo("r" + i);
+                }
+            }
         }
 
         @Test
