@@ -11,7 +11,8 @@ import java.util.regex.Pattern;
  * the lock and nack with requeue.
  */
 final class CheckThenLockLogic implements TrapLogic {
-    private static final Pattern BODY_ID = Pattern.compile("\"(message_id|id)\"\\s*:\\s*\"([^\"]+)\"");
+    private static final Pattern BODY_MESSAGE_ID = Pattern.compile("\"message_id\"\\s*:\\s*\"([^\"]+)\"");
+    private static final Pattern BODY_ID = Pattern.compile("\"id\"\\s*:\\s*\"([^\"]+)\"");
 
     private final CheckThenLockGuard guard;
 
@@ -59,8 +60,14 @@ final class CheckThenLockLogic implements TrapLogic {
         if (id != null && !id.isEmpty()) {
             return id;
         }
-        Matcher m = BODY_ID.matcher(new String(d.body(), StandardCharsets.UTF_8));
-        // The seed prefers message_id over id; the regex finds the first present, which is close enough here.
-        return m.find() ? m.group(2) : "";
+        String body = new String(d.body(), StandardCharsets.UTF_8);
+        // The seed's $body['message_id'] ?? $body['id'] ?? ''
+        for (Pattern field : new Pattern[] {BODY_MESSAGE_ID, BODY_ID}) {
+            Matcher m = field.matcher(body);
+            if (m.find()) {
+                return m.group(1);
+            }
+        }
+        return "";
     }
 }

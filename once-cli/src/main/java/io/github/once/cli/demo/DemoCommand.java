@@ -66,7 +66,12 @@ public final class DemoCommand implements Callable<Integer> {
             } else {
                 TableRenderer.render(result, out);
             }
-            return result.onceFailures().isEmpty() ? ExitCodes.OK : ExitCodes.ONCE_FAILED;
+            return exitCode(result);
         }
+    }
+
+    /** Non-zero when any Once row showed a duplicate or a lost effect (or could not run). */
+    static int exitCode(MatrixResult result) {
+        return result.onceFailures().isEmpty() ? ExitCodes.OK : ExitCodes.ONCE_FAILED;
     }
 }

@@ -118,9 +118,8 @@ final class OnceProcess extends ConsumerProcess {
         @Override
         public void onAction(Delivery delivery, IdempotencyKey key, ConsumerAction action) {
             settled.incrementAndGet();
-            if (action == ConsumerAction.RETRIED_BUSY) {
-                cell.secondDecided(OnceProcess.this);
-            }
+            // Told the key is busy (the usual case), or anything else: the second consumer has decided.
+            cell.secondDecided(OnceProcess.this);
         }
     }
 }
