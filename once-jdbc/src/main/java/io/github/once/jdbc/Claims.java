@@ -2,7 +2,6 @@ package io.github.once.jdbc;
 
 import io.github.once.IdempotencyKey;
 import io.github.once.IdempotencyRecord;
-import io.github.once.OnceException;
 import io.github.once.RecordState;
 import io.github.once.spi.ClaimRequest;
 import io.github.once.spi.ClaimResult;
@@ -23,6 +22,8 @@ import java.util.concurrent.ThreadLocalRandom;
 /** Runs claim statements on a connection the caller manages (its transaction, its commit). */
 final class Claims {
 
+    /** SQLState of a serialization failure, which {@link SqlErrors#isRace} counts as a lost race. */
+    static final String SERIALIZATION_FAILURE = "40001";
     /** Rows per statement: well under every driver's parameter limit. */
     static final int MAX_ROWS = 500;
 
@@ -91,11 +92,7 @@ final class Claims {
             }
             try (ResultSet rs = ps.executeQuery()) {
                 while (rs.next()) {
-                    String id = sql.readText(rs, 1) + '\u0000' + sql.readText(rs, 2);
-                    long claimId = rs.getLong(9);
-                    claimId = rs.wasNull() ? 0 : claimId;
-                    rows.put(id, new Row(RecordState.valueOf(rs.getString(3)), rs.getLong(4), sql.readInstant(rs, 5),
-                            sql.readInstant(rs, 6), rs.getString(7), rs.getBytes(8), claimId));
+                    rows.put(sql.readText(rs, 1) + '\u0000' + sql.readText(rs, 2), row(rs));
                 }
             }
         }
@@ -104,11 +101,40 @@ final class Claims {
             ClaimRequest r = requests.get(i);
             Row row = rows.get(id(r.key()));
             if (row == null) {
-                throw new OnceException("claim of " + r.key() + " returned no row from " + sql.table);
+                row = heldRow(c, r);
             }
             results.add(answer(r, row, claimIds[i]));
         }
         return results;
+    }
+
+    /**
+     * The claim left a row unchanged without returning it: the row is completed or under a live lease (H2 returns
+     * only rows it wrote; PostgreSQL saw the row become untakeable after its snapshot). A fresh statement reads it
+     * under READ COMMITTED. When this transaction cannot see it (REPEATABLE READ with an older snapshot) or it
+     * became takeable meanwhile, this reports a serialization failure, which callers answer like any lost race: a
+     * bounded number of new transactions, then an answer from a fresh read.
+     */
+    private Row heldRow(Connection c, ClaimRequest r) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(sql.heldRow())) {
+            ps.setQueryTimeout(queryTimeoutSeconds);
+            sql.bindText(ps, 1, r.key().namespace());
+            sql.bindText(ps, 2, r.key().storageId());
+            try (ResultSet rs = ps.executeQuery()) {
+                if (rs.next()) {
+                    return row(rs);
+                }
+            }
+        }
+        throw new SQLException("the row of " + r.key() + " in " + sql.table + " changed after this transaction's"
+                + " snapshot", SERIALIZATION_FAILURE);
+    }
+
+    private Row row(ResultSet rs) throws SQLException {
+        long claimId = rs.getLong(9);
+        claimId = rs.wasNull() ? 0 : claimId;
+        return new Row(RecordState.valueOf(rs.getString(3)), rs.getLong(4), sql.readInstant(rs, 5),
+                sql.readInstant(rs, 6), rs.getString(7), rs.getBytes(8), claimId);
     }
 
     private static ClaimResult answer(ClaimRequest r, Row row, long claimId) {

@@ -107,6 +107,20 @@ final class Sql {
         }
     }
 
+    /**
+     * The row of one key if it is completed or under a live lease, read after a claim that did not return it (the
+     * row became untakeable after the claim's snapshot, or H2, whose claim returns only the rows it wrote).
+     */
+    String heldRow() {
+        String now = switch (dialect) {
+            case POSTGRESQL -> "clock_timestamp()";
+            case MARIADB -> "UTC_TIMESTAMP(6)";
+            case H2 -> "CURRENT_TIMESTAMP";
+        };
+        return "SELECT " + RETURNED + " FROM " + table + " WHERE namespace = ? AND record_key = ? AND NOT "
+                + takeable("", now);
+    }
+
     /** The claim statement for {@code rows} distinct keys. */
     String claim(int rows) {
         return claims.computeIfAbsent(rows, claimBuilder::apply);
@@ -196,24 +210,30 @@ final class Sql {
                     ? "(CAST(? AS VARCHAR), CAST(? AS VARCHAR), CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS VARCHAR), CAST(? AS BIGINT))"
                     : "(?, ?, ?, ?, ?, ?)");
         }
-        String c = takeable("t.", "EXCLUDED.created_at");
-        return "INSERT INTO " + table + " AS t (" + INSERTED + ")"
+        String returnedT = "t." + RETURNED.replace(", ", ", t.");
+        // held: rows the statement's snapshot shows completed or under a live lease. They answer the claim as they
+        // are, so a duplicate neither writes nor locks (no new row version, no transaction id, no WAL flush at
+        // commit). Only the other keys go to the upsert, whose DO UPDATE ... WHERE re-checks the latest version:
+        // a row that became untakeable after the snapshot is locked but left unchanged and not returned, and the
+        // caller reads it afterwards. v and c are each referenced twice, so PostgreSQL evaluates them once.
+        return "WITH v(ns, k, lease, expiry, fp, claim_id) AS (VALUES " + values + "),"
+                + " c AS (SELECT clock_timestamp() AS now),"
+                + " held AS (SELECT " + returnedT + " FROM " + table + " AS t"
+                + " JOIN v ON t.namespace = v.ns AND t.record_key = v.k CROSS JOIN c"
+                + " WHERE NOT " + takeable("t.", "c.now") + "),"
+                + " taken AS (INSERT INTO " + table + " AS t (" + INSERTED + ")"
                 + " SELECT v.ns, v.k, 'IN_PROGRESS', CAST(EXTRACT(EPOCH FROM c.now) * 1000000 AS BIGINT),"
                 + " c.now + v.lease * INTERVAL '1 microsecond', c.now + v.expiry * INTERVAL '1 microsecond',"
                 + " v.fp, NULL, v.claim_id, c.now, NULL"
-                + " FROM (VALUES " + values + ") AS v(ns, k, lease, expiry, fp, claim_id)"
-                + " CROSS JOIN (SELECT clock_timestamp() AS now) AS c"
-                + " ON CONFLICT (namespace, record_key) DO UPDATE SET"
-                + " state = CASE WHEN " + c + " THEN 'IN_PROGRESS' ELSE t.state END,"
-                + " token = CASE WHEN " + c + " THEN GREATEST(t.token + 1, EXCLUDED.token) ELSE t.token END,"
-                + " lease_until = CASE WHEN " + c + " THEN EXCLUDED.lease_until ELSE t.lease_until END,"
-                + " expires_at = CASE WHEN " + c + " THEN EXCLUDED.expires_at ELSE t.expires_at END,"
-                + " fingerprint = CASE WHEN " + c + " THEN EXCLUDED.fingerprint ELSE t.fingerprint END,"
-                + " result = CASE WHEN " + c + " THEN NULL ELSE t.result END,"
-                + " claim_id = CASE WHEN " + c + " THEN EXCLUDED.claim_id ELSE t.claim_id END,"
-                + " created_at = CASE WHEN " + c + " THEN EXCLUDED.created_at ELSE t.created_at END,"
-                + " completed_at = CASE WHEN " + c + " THEN NULL ELSE t.completed_at END"
-                + " RETURNING " + RETURNED;
+                + " FROM v CROSS JOIN c"
+                + " WHERE NOT EXISTS (SELECT 1 FROM held AS h WHERE h.namespace = v.ns AND h.record_key = v.k)"
+                + " ON CONFLICT (namespace, record_key) DO UPDATE SET state = 'IN_PROGRESS',"
+                + " token = GREATEST(t.token + 1, EXCLUDED.token), lease_until = EXCLUDED.lease_until,"
+                + " expires_at = EXCLUDED.expires_at, fingerprint = EXCLUDED.fingerprint, result = NULL,"
+                + " claim_id = EXCLUDED.claim_id, created_at = EXCLUDED.created_at, completed_at = NULL"
+                + " WHERE " + takeable("t.", "EXCLUDED.created_at")
+                + " RETURNING " + RETURNED + ")"
+                + " SELECT " + RETURNED + " FROM taken UNION ALL SELECT " + RETURNED + " FROM held";
     }
 
     private String mariadbClaim(int rows) {
@@ -247,22 +267,17 @@ final class Sql {
             values.add("(CAST(? AS VARCHAR(64)), CAST(? AS VARCHAR(200)), CAST(? AS BIGINT), CAST(? AS BIGINT),"
                     + " CAST(? AS VARCHAR(64)), CAST(? AS BIGINT))");
         }
-        String c = takeable("t.", "s.now");
         String micros = "DATEDIFF(MICROSECOND, TIMESTAMP WITH TIME ZONE '1970-01-01 00:00:00+00', s.now)";
+        // Only a takeable row is updated: a duplicate leaves its row as it is and is not returned; the caller
+        // reads it afterwards.
         return "SELECT " + RETURNED + " FROM FINAL TABLE (MERGE INTO " + table + " AS t USING"
                 + " (SELECT v.ns, v.k, v.lease, v.expiry, v.fp, v.claim_id, CURRENT_TIMESTAMP AS now"
                 + " FROM (VALUES " + values + ") AS v(ns, k, lease, expiry, fp, claim_id)) AS s"
                 + " ON t.namespace = s.ns AND t.record_key = s.k"
-                + " WHEN MATCHED THEN UPDATE SET"
-                + " state = CASE WHEN " + c + " THEN 'IN_PROGRESS' ELSE t.state END,"
-                + " token = CASE WHEN " + c + " THEN GREATEST(t.token + 1, " + micros + ") ELSE t.token END,"
-                + " lease_until = CASE WHEN " + c + " THEN DATEADD(MICROSECOND, s.lease, s.now) ELSE t.lease_until END,"
-                + " expires_at = CASE WHEN " + c + " THEN DATEADD(MICROSECOND, s.expiry, s.now) ELSE t.expires_at END,"
-                + " fingerprint = CASE WHEN " + c + " THEN s.fp ELSE t.fingerprint END,"
-                + " result = CASE WHEN " + c + " THEN NULL ELSE t.result END,"
-                + " claim_id = CASE WHEN " + c + " THEN s.claim_id ELSE t.claim_id END,"
-                + " created_at = CASE WHEN " + c + " THEN s.now ELSE t.created_at END,"
-                + " completed_at = CASE WHEN " + c + " THEN NULL ELSE t.completed_at END"
+                + " WHEN MATCHED AND " + takeable("t.", "s.now") + " THEN UPDATE SET state = 'IN_PROGRESS',"
+                + " token = GREATEST(t.token + 1, " + micros + "), lease_until = DATEADD(MICROSECOND, s.lease, s.now),"
+                + " expires_at = DATEADD(MICROSECOND, s.expiry, s.now), fingerprint = s.fp, result = NULL,"
+                + " claim_id = s.claim_id, created_at = s.now, completed_at = NULL"
                 + " WHEN NOT MATCHED THEN INSERT (" + INSERTED + ") VALUES (s.ns, s.k, 'IN_PROGRESS', " + micros + ","
                 + " DATEADD(MICROSECOND, s.lease, s.now), DATEADD(MICROSECOND, s.expiry, s.now), s.fp, NULL,"
                 + " s.claim_id, s.now, NULL))";
