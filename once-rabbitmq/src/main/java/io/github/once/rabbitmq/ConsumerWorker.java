@@ -272,7 +272,7 @@ final class ConsumerWorker implements Runnable {
     // ---- deliveries
 
     private List<Inbound> drain(Inbound first) {
-        List<Inbound> batch = new ArrayList<>();
+        List<Inbound> batch = new ArrayList<>(Math.min(s.maxBatch(), inbox.size() + 1));
         batch.add(first);
         inbox.drainTo(batch, s.maxBatch() - 1);
         return batch;
@@ -280,6 +280,10 @@ final class ConsumerWorker implements Runnable {
 
     private boolean live(Inbound in) {
         return in.generation() == generation.get() && in.channel() == channel;
+    }
+
+    private static boolean sameIncarnation(Inbound a, Inbound b) {
+        return a.generation() == b.generation() && a.channel() == b.channel();
     }
 
     /** One delivery's fate once the executor has answered. */
@@ -290,120 +294,231 @@ final class ConsumerWorker implements Runnable {
         ConsumerAction action;
         ConfirmedSender.Pending move;
         ConfirmedSender.Pending reply;
+        long confirmDeadline;
+        boolean settled;
 
         Plan(Inbound in, IdempotencyKey key, int attempt) {
             this.in = in;
             this.key = key;
             this.attempt = attempt;
         }
+
+        /** Settled by an ack alone: nothing was published for it that must be confirmed first. */
+        boolean ackOnly() {
+            return move == null && reply == null;
+        }
+
+        long tag() {
+            return in.delivery().getEnvelope().getDeliveryTag();
+        }
     }
 
     private void handle(List<Inbound> batch) {
-        List<Plan> plans = new ArrayList<>();
-        for (Inbound in : batch) {
-            if (!live(in)) {
-                settled(in, null, ConsumerAction.ABANDONED);
-                continue;
-            }
-            if (stopping || !gate.isOpen()) {
-                requeue(in, null);
-                continue;
-            }
-            int attempt = Moves.attempt(in.delivery());
-            listener.onDelivery(in.delivery(), attempt);
-            Plan plan = new Plan(in, key(in.delivery()).orElse(null), attempt);
-            plans.add(plan);
+        if (s.batchClaims() && batch.size() > 1) {
+            handleTogether(batch);
+        } else {
+            handleEach(batch);
         }
-        List<Plan> guarded = new ArrayList<>();
-        for (Plan p : plans) {
-            if (p.key == null) {
-                DeadLetterReason reason = s.keys().extract(p.in.delivery()).isPresent()
-                        ? DeadLetterReason.INVALID_KEY : DeadLetterReason.MISSING_KEY;
-                deadLetter(p, reason, null);
-            } else {
-                guarded.add(p);
-            }
-        }
-        int done = execute(guarded);
-        List<Plan> settled = new ArrayList<>(plans.size());
-        for (Plan p : plans) {
-            if (p.action != null) {
-                settled.add(p);
-            }
-        }
-        if (done < guarded.size()) {
-            maintainChannel(); // cancel first, so the broker does not hand the requeued ones straight back
-        }
-        for (int i = done; i < guarded.size(); i++) {
-            requeue(guarded.get(i).in, guarded.get(i).key);
-        }
-        finishMoves(settled);
     }
 
-    private Optional<IdempotencyKey> key(Delivery delivery) {
+    /**
+     * Takes a delivery in hand: null when it was settled on the spot (its channel is gone, or the consumer is
+     * pausing or stopping). A delivery without a usable key is sent to the dead-letter queue right away.
+     */
+    private Plan admit(Inbound in) {
+        if (!live(in)) {
+            settled(in, null, ConsumerAction.ABANDONED);
+            return null;
+        }
+        if (stopping || !gate.isOpen()) {
+            requeue(in, null);
+            return null;
+        }
+        Delivery d = in.delivery();
+        int attempt = Moves.attempt(d);
+        listener.onDelivery(d, attempt);
+        Plan plan = new Plan(in, key(d), attempt);
+        if (plan.key == null) {
+            DeadLetterReason reason = s.keys().extract(d).isPresent()
+                    ? DeadLetterReason.INVALID_KEY : DeadLetterReason.MISSING_KEY;
+            deadLetter(plan, reason, null);
+        }
+        return plan;
+    }
+
+    /**
+     * One claim per delivery, each delivery settled as soon as its outcome is known: processed and duplicate
+     * ones are acked before the next delivery's claim; moved copies are acked once their confirm is in (checked
+     * after every delivery, awaited at the end of the group).
+     */
+    private void handleEach(List<Inbound> batch) {
+        List<Plan> held = new ArrayList<>(0);
+        for (Inbound in : batch) {
+            Plan p = admit(in);
+            if (p == null) {
+                continue;
+            }
+            if (p.key != null) {
+                Outcome<byte[]> outcome;
+                try {
+                    outcome = s.executor().execute(task(p));
+                } catch (RuntimeException e) {
+                    storeTrouble(e);
+                    maintainChannel(); // cancel first, so the broker does not hand the requeued ones straight back
+                    requeue(p);
+                    continue; // the gate is closed now: admit() gives the rest back
+                }
+                gate.succeeded();
+                act(p, outcome);
+            }
+            if (p.ackOnly()) {
+                ack(p);
+            } else {
+                held.add(p);
+            }
+            if (!held.isEmpty()) {
+                settleConfirmed(held);
+            }
+        }
+        Throwable moveFailure = null;
+        for (Plan p : held) {
+            Throwable f = settleAfterConfirm(p);
+            moveFailure = f != null ? f : moveFailure;
+        }
+        if (moveFailure != null) {
+            gate.failed(moveFailure);
+        }
+    }
+
+    /** Settles the held deliveries whose copies are already confirmed (or refused), without waiting. */
+    private void settleConfirmed(List<Plan> held) {
+        for (int i = 0; i < held.size(); ) {
+            Plan p = held.get(i);
+            boolean ready = (p.reply == null || p.reply.confirmed.isDone())
+                    && (p.move == null || p.move.confirmed.isDone());
+            if (!ready) {
+                i++;
+                continue;
+            }
+            held.remove(i);
+            Throwable f = settleAfterConfirm(p);
+            if (f != null) {
+                gate.failed(f);
+            }
+        }
+    }
+
+    /**
+     * Claims the deliveries in hand with one {@code executeAll} (one claim call and one completion call), then
+     * settles them in delivery order as soon as it returns.
+     */
+    private void handleTogether(List<Inbound> batch) {
+        List<Plan> plans = new ArrayList<>(batch.size());
+        List<Plan> guarded = new ArrayList<>(batch.size());
+        List<Task<byte[]>> tasks = new ArrayList<>(batch.size());
+        for (Inbound in : batch) {
+            Plan p = admit(in);
+            if (p == null) {
+                continue;
+            }
+            plans.add(p);
+            if (p.key != null) {
+                guarded.add(p);
+                tasks.add(task(p));
+            }
+        }
+        if (!tasks.isEmpty()) {
+            List<Outcome<byte[]>> outcomes = null;
+            try {
+                outcomes = tasks.size() == 1 ? List.of(s.executor().execute(tasks.get(0)))
+                        : s.executor().executeAll(tasks);
+            } catch (RuntimeException e) {
+                storeTrouble(e);
+                maintainChannel(); // cancel first, so the broker does not hand the requeued ones straight back
+                for (Plan p : guarded) {
+                    requeue(p);
+                }
+            }
+            if (outcomes != null) {
+                gate.succeeded();
+                for (int i = 0; i < guarded.size(); i++) {
+                    act(guarded.get(i), outcomes.get(i));
+                }
+            }
+        }
+        settleInOrder(plans);
+    }
+
+    /**
+     * Settles a batch in delivery order. A run of consecutive deliveries that need only an ack is acked with one
+     * {@code basic.ack(multiple)} on its last tag. That is safe because every delivery of the run is live on the
+     * same channel incarnation, everything delivered before the run on it is settled already (earlier batches
+     * completely, this batch up to the run), and deliveries after it carry higher tags. A delivery whose copy or
+     * reply awaits a confirm ends the run: its own ack (or requeue) comes after the confirm, and no multiple ack
+     * covers it while it is unsettled.
+     */
+    private void settleInOrder(List<Plan> plans) {
+        List<Plan> run = new ArrayList<>(plans.size());
+        Throwable moveFailure = null;
+        for (Plan p : plans) {
+            if (p.settled) {
+                continue;
+            }
+            if (p.ackOnly()) {
+                if (!run.isEmpty() && !sameIncarnation(run.get(0).in, p.in)) {
+                    ackRun(run);
+                }
+                run.add(p);
+                continue;
+            }
+            ackRun(run);
+            Throwable f = settleAfterConfirm(p);
+            moveFailure = f != null ? f : moveFailure;
+        }
+        ackRun(run);
+        if (moveFailure != null) {
+            gate.failed(moveFailure);
+        }
+    }
+
+    /** Acks a run of deliveries of one channel incarnation, in tag order, with one frame; then empties it. */
+    private void ackRun(List<Plan> run) {
+        if (run.size() == 1) {
+            ack(run.get(0));
+        } else if (!run.isEmpty()) {
+            Plan last = run.get(run.size() - 1);
+            boolean acked = false;
+            if (live(last.in)) {
+                try {
+                    last.in.channel().basicAck(last.tag(), true);
+                    acked = true;
+                } catch (IOException | AlreadyClosedException e) {
+                    // The broker requeues them with the channel; the keys absorb the redeliveries.
+                }
+            }
+            for (Plan p : run) {
+                settled(p, acked ? p.action : ConsumerAction.ABANDONED);
+            }
+        }
+        run.clear();
+    }
+
+    private IdempotencyKey key(Delivery delivery) {
         try {
             Optional<String> id = s.keys().extract(delivery);
-            if (id.isEmpty()) {
-                return Optional.empty();
-            }
-            return Optional.of(IdempotencyKey.of(s.namespace().apply(delivery), id.get()));
+            return id.isEmpty() ? null : IdempotencyKey.of(s.namespace().apply(delivery), id.get());
         } catch (RuntimeException e) {
             log.warn("Consumer {}#{}: no usable key for delivery {}: {}", s.queue(), index,
                     delivery.getEnvelope().getDeliveryTag(), e.toString());
-            return Optional.empty();
+            return null;
         }
-    }
-
-    /** Runs the guarded plans; returns how many got an answer (the rest go back to the queue). */
-    private int execute(List<Plan> guarded) {
-        if (guarded.isEmpty()) {
-            return 0;
-        }
-        List<Task<byte[]>> tasks = new ArrayList<>(guarded.size());
-        for (Plan p : guarded) {
-            tasks.add(task(p));
-        }
-        if (s.batchClaims() && tasks.size() > 1) {
-            List<Outcome<byte[]>> outcomes;
-            try {
-                outcomes = s.executor().executeAll(tasks);
-            } catch (RuntimeException e) {
-                storeTrouble(e);
-                return 0;
-            }
-            gate.succeeded();
-            for (int i = 0; i < guarded.size(); i++) {
-                act(guarded.get(i), outcomes.get(i));
-            }
-            return guarded.size();
-        }
-        for (int i = 0; i < guarded.size(); i++) {
-            if (!live(guarded.get(i).in)) {
-                // The channel closed under us: the broker has this one back already.
-                settled(guarded.get(i).in, guarded.get(i).key, ConsumerAction.ABANDONED);
-                guarded.get(i).action = ConsumerAction.ABANDONED;
-                continue;
-            }
-            Outcome<byte[]> outcome;
-            try {
-                outcome = s.executor().execute(tasks.get(i));
-            } catch (RuntimeException e) {
-                storeTrouble(e);
-                return i;
-            }
-            gate.succeeded();
-            act(guarded.get(i), outcome);
-        }
-        return guarded.size();
     }
 
     private void storeTrouble(RuntimeException e) {
-        if (e instanceof StoreUnavailableException) {
-            gate.failed(e);
-        } else {
+        if (!(e instanceof StoreUnavailableException)) {
             log.error("Consumer {}#{}: the executor failed outside the handler; pausing", s.queue(), index, e);
-            gate.failed(e);
         }
+        gate.failed(e);
     }
 
     private Task<byte[]> task(Plan p) {
@@ -416,10 +531,10 @@ final class ConsumerWorker implements Runnable {
         Delivery d = p.in.delivery();
         if (outcome instanceof Outcome.Processed<byte[]> processed) {
             p.action = ConsumerAction.PROCESSED;
-            p.reply = reply(d, processed.result(), false);
+            p.reply = reply(p, processed.result(), false);
         } else if (outcome instanceof Outcome.Duplicate<byte[]> duplicate) {
             p.action = ConsumerAction.DUPLICATE;
-            p.reply = reply(d, duplicate.result(), true);
+            p.reply = reply(p, duplicate.result(), true);
         } else if (outcome instanceof Outcome.Busy<byte[]> busy) {
             retry(p, ConsumerAction.RETRIED_BUSY, p.attempt,
                     s.retry().delayWhileBusy(Moves.remaining(busy.leaseUntil())));
@@ -429,15 +544,17 @@ final class ConsumerWorker implements Runnable {
         } else if (outcome instanceof Outcome.Conflict<byte[]>) {
             deadLetter(p, DeadLetterReason.CONFLICT, null);
         } else if (outcome instanceof Outcome.Failed<byte[]> failed) {
-            log.debug("Consumer {}#{}: handler failed on {} (attempt {})", s.queue(), index, p.key, p.attempt,
-                    failed.cause());
+            if (log.isDebugEnabled()) {
+                log.debug("Consumer {}#{}: handler failed on {} (attempt {})", s.queue(), index, p.key, p.attempt,
+                        failed.cause());
+            }
             if (p.attempt >= s.retry().maxAttempts()) {
                 deadLetter(p, DeadLetterReason.MAX_ATTEMPTS, failed.cause());
             } else {
                 retry(p, ConsumerAction.RETRIED_FAILED, p.attempt + 1, s.retry().delayAfterFailure(p.attempt));
             }
         } else {
-            throw new IllegalStateException("unknown outcome " + outcome);
+            throw new IllegalStateException("unknown outcome " + outcome + " for delivery " + d.getEnvelope());
         }
     }
 
@@ -449,6 +566,7 @@ final class ConsumerWorker implements Runnable {
         String target = s.retry().strategy() == RetryStrategy.DELAY_QUEUES
                 ? Topology.delayQueue(s.queue(), delay) : s.queue();
         p.move = mover.send("", target, true, Moves.retry(p.in.delivery(), nextAttempt), p.in.delivery().getBody());
+        p.confirmDeadline = System.nanoTime() + s.moveTimeout().toNanos();
     }
 
     private void deadLetter(Plan p, DeadLetterReason reason, Throwable error) {
@@ -459,10 +577,11 @@ final class ConsumerWorker implements Runnable {
         AMQP.BasicProperties props = Moves.deadLetter(p.in.delivery(), s.queue(), reason, p.attempt, error,
                 s.maxErrorLength());
         p.move = mover.send("", Topology.deadLetterQueue(s.queue()), true, props, p.in.delivery().getBody());
+        p.confirmDeadline = System.nanoTime() + s.moveTimeout().toNanos();
     }
 
-    private ConfirmedSender.Pending reply(Delivery request, byte[] body, boolean duplicate) {
-        AMQP.BasicProperties props = request.getProperties();
+    private ConfirmedSender.Pending reply(Plan p, byte[] body, boolean duplicate) {
+        AMQP.BasicProperties props = p.in.delivery().getProperties();
         String replyTo = props.getReplyTo();
         if (body == null || replyTo == null || replyTo.isEmpty() || (duplicate && props.getCorrelationId() == null)) {
             return null;
@@ -470,41 +589,35 @@ final class ConsumerWorker implements Runnable {
         AMQP.BasicProperties replyProps = new AMQP.BasicProperties.Builder()
                 .correlationId(props.getCorrelationId())
                 .build();
+        p.confirmDeadline = System.nanoTime() + s.moveTimeout().toNanos();
         return mover.send("", replyTo, false, replyProps, body);
     }
 
-    /** Waits for every copy's confirm, then acks what is safely elsewhere; requeues what is not. */
-    private void finishMoves(List<Plan> plans) {
-        long deadline = System.nanoTime() + s.moveTimeout().toNanos();
-        Throwable moveFailure = null;
-        for (Plan p : plans) {
-            if (p.reply != null) {
-                Throwable f = await(p.reply, deadline);
-                if (f != null) {
-                    log.warn("Consumer {}#{}: the reply for {} was not confirmed: {}", s.queue(), index, p.key,
-                            f.toString());
-                }
-            }
-            if (p.move == null) {
-                if (p.action == ConsumerAction.ABANDONED) {
-                    continue;
-                }
-                ack(p);
-                continue;
-            }
-            Throwable f = await(p.move, deadline);
-            if (f == null) {
-                ack(p);
-            } else {
-                moveFailure = f;
-                log.warn("Consumer {}#{}: could not move {} ({}): {}; requeueing it", s.queue(), index, p.key,
-                        p.action, f.toString());
-                requeue(p.in, p.key);
+    /**
+     * Waits for a delivery's reply and moved copy to be confirmed, then acks it; requeues it if the copy was not
+     * confirmed. Returns that failure, or null.
+     */
+    private Throwable settleAfterConfirm(Plan p) {
+        if (p.reply != null) {
+            Throwable f = await(p.reply, p.confirmDeadline);
+            if (f != null) {
+                log.warn("Consumer {}#{}: the reply for {} was not confirmed: {}", s.queue(), index, p.key,
+                        f.toString());
             }
         }
-        if (moveFailure != null) {
-            gate.failed(moveFailure);
+        if (p.move == null) {
+            ack(p);
+            return null;
         }
+        Throwable f = await(p.move, p.confirmDeadline);
+        if (f == null) {
+            ack(p);
+            return null;
+        }
+        log.warn("Consumer {}#{}: could not move {} ({}): {}; requeueing it", s.queue(), index, p.key, p.action,
+                f.toString());
+        requeue(p);
+        return f;
     }
 
     private Throwable await(ConfirmedSender.Pending pending, long deadline) {
@@ -525,16 +638,21 @@ final class ConsumerWorker implements Runnable {
     private void ack(Plan p) {
         Inbound in = p.in;
         if (!live(in)) {
-            settled(in, p.key, ConsumerAction.ABANDONED);
+            settled(p, ConsumerAction.ABANDONED);
             return;
         }
         try {
-            in.channel().basicAck(in.delivery().getEnvelope().getDeliveryTag(), false);
-            settled(in, p.key, p.action);
+            in.channel().basicAck(p.tag(), false);
+            settled(p, p.action);
         } catch (IOException | AlreadyClosedException e) {
             // The broker requeues it with the channel; the key absorbs the redelivery.
-            settled(in, p.key, ConsumerAction.ABANDONED);
+            settled(p, ConsumerAction.ABANDONED);
         }
+    }
+
+    private void requeue(Plan p) {
+        p.settled = true;
+        requeue(p.in, p.key);
     }
 
     private void requeue(Inbound in, IdempotencyKey key) {
@@ -548,6 +666,11 @@ final class ConsumerWorker implements Runnable {
         } catch (IOException | AlreadyClosedException e) {
             settled(in, key, ConsumerAction.ABANDONED);
         }
+    }
+
+    private void settled(Plan p, ConsumerAction action) {
+        p.settled = true;
+        settled(p.in, p.key, action);
     }
 
     private void settled(Inbound in, IdempotencyKey key, ConsumerAction action) {
