@@ -49,6 +49,14 @@ public final class EndToEndBenchmark implements Callable<Integer> {
     @Option(names = "--prefetch", defaultValue = "250", description = "basic.qos per consumer (default ${DEFAULT-VALUE}).")
     int prefetch;
 
+    @Option(names = "--channels", defaultValue = "1",
+            description = "Channels of each Once consumer, each with the prefetch (default ${DEFAULT-VALUE}).")
+    int channels;
+
+    @Option(names = "--max-batch", defaultValue = "0",
+            description = "maxBatch of each Once consumer; 0 for the consumer's default (default ${DEFAULT-VALUE}).")
+    int maxBatch;
+
     @Option(names = "--size", defaultValue = "1024", description = "Message body bytes (default ${DEFAULT-VALUE}).")
     int size;
 
@@ -68,6 +76,8 @@ public final class EndToEndBenchmark implements Callable<Integer> {
         check(repetitions >= 1, "repetitions must be at least 1, but was " + repetitions);
         check(warmupMessages >= 0, "warmup-messages must not be negative, but was " + warmupMessages);
         check(prefetch >= 1 && prefetch <= 65535, "prefetch must be 1 to 65535, but was " + prefetch);
+        check(channels >= 1 && channels <= 256, "channels must be 1 to 256, but was " + channels);
+        check(maxBatch >= 0, "max-batch must not be negative, but was " + maxBatch);
         check(size >= 0, "size must not be negative, but was " + size);
         List<Variant> chosen = new ArrayList<>();
         if (variants == null || variants.isEmpty()) {
@@ -122,7 +132,8 @@ public final class EndToEndBenchmark implements Callable<Integer> {
         long timeoutSeconds = 120 + n / 200;
         try (Connection consuming = factory.newConnection("once-bench-" + variant.label());
              HeapSampler heap = new HeapSampler()) {
-            Variant.Run run = new Variant.Run(services, consuming, queue, namespace, prefetch, meter);
+            Variant.Run run = new Variant.Run(services, consuming, queue, namespace, prefetch, channels,
+                    maxBatch, meter);
             Consumption consumption = variant.start(run);
             try {
                 if (!meter.await(timeoutSeconds, TimeUnit.SECONDS)) {
@@ -150,11 +161,13 @@ public final class EndToEndBenchmark implements Callable<Integer> {
         Runtime rt = Runtime.getRuntime();
         return String.format(Locale.ROOT,
                 "End to end, %s: %,d persistent messages of %d bytes per run, prefetch %d, %d repetitions "
-                        + "(variant order rotated), %,d warm-up messages per variant.%n"
+                        + "(variant order rotated), %,d warm-up messages per variant; Once consumers with %d "
+                        + "channel(s), maxBatch %s.%n"
                         + "Java %s, %d cores, max heap %d MiB, JVM args %s.%n"
                         + "Latency: from the consumer taking a delivery in hand to its ack; 'added' is the "
                         + "difference to the baseline's percentile.%n",
-                LocalDate.now(), messages, size, prefetch, repetitions, warmupMessages,
+                LocalDate.now(), messages, size, prefetch, repetitions, warmupMessages, channels,
+                maxBatch == 0 ? "default" : String.valueOf(maxBatch),
                 System.getProperty("java.version"), rt.availableProcessors(), rt.maxMemory() >> 20,
                 ManagementFactory.getRuntimeMXBean().getInputArguments());
     }

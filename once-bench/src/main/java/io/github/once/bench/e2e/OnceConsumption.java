@@ -1,6 +1,5 @@
 package io.github.once.bench.e2e;
 
-import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.Delivery;
 
 import io.github.once.IdempotencyKey;
@@ -26,9 +25,9 @@ final class OnceConsumption implements Consumption {
         this.resources = resources;
     }
 
-    static Consumption start(Connection connection, String queue, int prefetch, Meter meter,
-                             String namespace, IdempotentExecutor executor, boolean batchClaims, AutoCloseable resources)
-            throws Exception {
+    static Consumption start(Variant.Run run, IdempotentExecutor executor, boolean batchClaims,
+                             AutoCloseable resources) throws Exception {
+        Meter meter = run.meter();
         long[] deliveredAt = new long[meter.capacity()];
         AtomicReference<String> unexpected = new AtomicReference<>();
         ConsumerListener listener = new ConsumerListener() {
@@ -47,14 +46,18 @@ final class OnceConsumption implements Consumption {
                 meter.acked(deliveredAt[index(delivery)]);
             }
         };
-        OnceConsumer consumer = OnceConsumer.builder(connection, queue, executor)
-                .namespace(namespace)
-                .prefetch(prefetch)
+        OnceConsumer.Builder builder = OnceConsumer.builder(run.connection(), run.queue(), executor)
+                .namespace(run.namespace())
+                .prefetch(run.prefetch())
+                .channels(run.channels())
                 .batchClaims(batchClaims)
                 .topology(Topology.none())
                 .listener(listener)
-                .handler((delivery, context) -> meter.effect())
-                .build();
+                .handler((delivery, context) -> meter.effect());
+        if (run.maxBatch() > 0) {
+            builder.maxBatch(run.maxBatch());
+        }
+        OnceConsumer consumer = builder.build();
         consumer.start();
         return new OnceConsumption(consumer, () -> {
             executor.close();

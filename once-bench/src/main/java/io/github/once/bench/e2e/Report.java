@@ -63,8 +63,8 @@ final class Report {
             }
             long claimCalls = times.calls(StoreOperation.CLAIM) + times.calls(StoreOperation.CLAIM_ALL);
             long claimNanos = times.nanos(StoreOperation.CLAIM) + times.nanos(StoreOperation.CLAIM_ALL);
-            long completeCalls = times.calls(StoreOperation.COMPLETE);
-            long completeNanos = times.nanos(StoreOperation.COMPLETE);
+            long completeCalls = times.calls(StoreOperation.COMPLETE) + times.calls(StoreOperation.COMPLETE_ALL);
+            long completeNanos = times.nanos(StoreOperation.COMPLETE) + times.nanos(StoreOperation.COMPLETE_ALL);
             double perMessage = seconds * 1e9 / messages;
             out.append("| ").append(e.getKey().label())
                     .append(" | ").append(String.format(Locale.ROOT, "%.1f", perMessage / 1000))

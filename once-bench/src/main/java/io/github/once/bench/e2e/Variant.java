@@ -107,12 +107,11 @@ enum Variant {
 
     private static Consumption once(Run run, IdempotentExecutor executor, boolean batchClaims,
                                     AutoCloseable resources) throws Exception {
-        return OnceConsumption.start(run.connection(), run.queue(), run.prefetch(), run.meter(), run.namespace(),
-                executor, batchClaims, resources);
+        return OnceConsumption.start(run, executor, batchClaims, resources);
     }
 
     /** What one run gives a variant. */
     record Run(Services services, Connection connection, String queue, String namespace,
-               int prefetch, Meter meter) {
+               int prefetch, int channels, int maxBatch, Meter meter) {
     }
 }

@@ -3,9 +3,12 @@ package io.github.once.bench.store;
 import io.github.once.IdempotencyKey;
 import io.github.once.spi.ClaimRequest;
 import io.github.once.spi.ClaimResult;
+import io.github.once.spi.Completion;
 import io.github.once.spi.IdempotencyStore;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 
 /** Once's store SPI as an idempotent repository: claim (lease + fencing token), then complete. */
 final class OnceRepository implements RepositoryUnderTest {
@@ -38,6 +41,35 @@ final class OnceRepository implements RepositoryUnderTest {
             return false;
         }
         throw new IllegalStateException("unexpected claim result for " + key + ": " + claim);
+    }
+
+    /** One {@code claimAll} for the batch, then one {@code completeAll} for the keys it acquired. */
+    @Override
+    public int claimAndCompleteAll(List<String> keys) {
+        List<ClaimRequest> requests = new ArrayList<>(keys.size());
+        for (String key : keys) {
+            requests.add(new ClaimRequest(IdempotencyKey.of(namespace, key), null, LEASE, retention));
+        }
+        List<ClaimResult> claims = store.claimAll(requests);
+        List<Completion> completions = new ArrayList<>(keys.size());
+        for (int i = 0; i < claims.size(); i++) {
+            ClaimResult claim = claims.get(i);
+            if (claim instanceof ClaimResult.Acquired acquired) {
+                completions.add(new Completion(acquired.lease(), null, retention));
+            } else if (!(claim instanceof ClaimResult.Duplicate)) {
+                throw new IllegalStateException("unexpected claim result for " + keys.get(i) + ": " + claim);
+            }
+        }
+        if (completions.isEmpty()) {
+            return 0;
+        }
+        List<Boolean> recorded = store.completeAll(completions);
+        for (int i = 0; i < recorded.size(); i++) {
+            if (!recorded.get(i)) {
+                throw new IllegalStateException("completion refused for " + completions.get(i).lease().key());
+            }
+        }
+        return completions.size();
     }
 
     @Override

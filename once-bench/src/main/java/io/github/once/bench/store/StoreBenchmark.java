@@ -2,6 +2,8 @@ package io.github.once.bench.store;
 
 import io.github.once.bench.Services;
 
+import java.util.ArrayList;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -11,6 +13,7 @@ import org.openjdk.jmh.annotations.Fork;
 import org.openjdk.jmh.annotations.Level;
 import org.openjdk.jmh.annotations.Measurement;
 import org.openjdk.jmh.annotations.Mode;
+import org.openjdk.jmh.annotations.OperationsPerInvocation;
 import org.openjdk.jmh.annotations.OutputTimeUnit;
 import org.openjdk.jmh.annotations.Param;
 import org.openjdk.jmh.annotations.Scope;
@@ -24,7 +27,9 @@ import org.openjdk.jmh.annotations.Warmup;
  * Integration's metadata-store selector, on the same local services. Compare rivals of the same store only.
  *
  * <p>{@code newKey}: every call a key never seen (the normal path). {@code duplicateKey}: every call a key already
- * done (a redelivery). Run it with {@code scripts/bench.sh}, or after {@code mvn -pl once-bench -am package}:
+ * done (a redelivery). {@code newKeyBatch} and {@code duplicateKeyBatch} do the same for batches of {@value #BATCH}
+ * keys (scores are per key): Once with one {@code claimAll} and one {@code completeAll} per batch; the peers have
+ * no batch call, so they make {@value #BATCH} single calls. Run it with {@code scripts/bench.sh}, or after {@code mvn -pl once-bench -am package}:
  * <pre>
  * java -cp "once-bench/target/classes:$(cat once-bench/target/bench-classpath.txt)" org.openjdk.jmh.Main \
  *     StoreBenchmark -p rival=once-redis,camel-redis,si-redis -t 4
@@ -39,6 +44,7 @@ import org.openjdk.jmh.annotations.Warmup;
 public class StoreBenchmark {
 
     private static final int DONE_KEYS = 1024;
+    static final int BATCH = 100;
 
     // The in-memory rivals (once-memory, camel-memory, si-memory) run on request with -p rival=...: Camel's is a
     // bounded LRU and Once's forgets quickly here, so they are no like-for-like default.
@@ -72,6 +78,37 @@ public class StoreBenchmark {
             throw new IllegalStateException(rival + " answered duplicate for new key " + key);
         }
         return true;
+    }
+
+    @Benchmark
+    @OperationsPerInvocation(BATCH)
+    public int newKeyBatch() {
+        List<String> keys = new ArrayList<>(BATCH);
+        long first = next.getAndAdd(BATCH) + 1;
+        for (int i = 0; i < BATCH; i++) {
+            keys.add("k-" + (first + i));
+        }
+        int fresh = repository.claimAndCompleteAll(keys);
+        if (fresh != BATCH) {
+            throw new IllegalStateException(rival + " answered " + (BATCH - fresh) + " duplicates for new keys from "
+                    + keys.get(0));
+        }
+        return fresh;
+    }
+
+    @Benchmark
+    @OperationsPerInvocation(BATCH)
+    public int duplicateKeyBatch() {
+        List<String> keys = new ArrayList<>(BATCH);
+        long first = nextDone.getAndAdd(BATCH) + 1;
+        for (int i = 0; i < BATCH; i++) {
+            keys.add("done-" + ((first + i) % DONE_KEYS));
+        }
+        int fresh = repository.claimAndCompleteAll(keys);
+        if (fresh != 0) {
+            throw new IllegalStateException(rival + " processed " + fresh + " done keys again from " + keys.get(0));
+        }
+        return fresh;
     }
 
     @Benchmark

@@ -4,12 +4,15 @@ import static org.assertj.core.api.Assertions.assertThat;
 
 import io.github.once.bench.Services;
 
+import java.util.List;
+
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 /**
  * Every rival of the store benchmark, against the real local services, takes a new key once and answers
- * duplicate for it afterwards: the benchmark compares working setups, not misconfigured ones. Runs no benchmark.
+ * duplicate for it afterwards, one key at a time and in batches: the benchmark compares working setups, not
+ * misconfigured ones. Runs no benchmark.
  */
 class RivalsClaimOnceTest {
 
@@ -21,6 +24,17 @@ class RivalsClaimOnceTest {
             assertThat(repository.claimAndComplete("order-1")).as("redelivery of order-1").isFalse();
             assertThat(repository.claimAndComplete("order-2")).as("first delivery of order-2").isTrue();
             assertThat(repository.claimAndComplete("order-2")).as("redelivery of order-2").isFalse();
+        }
+    }
+
+    @ParameterizedTest
+    @EnumSource(Rival.class)
+    void claimsEachKeyOfABatchOnce(Rival rival) {
+        try (RepositoryUnderTest repository = rival.open(Services.local())) {
+            assertThat(repository.claimAndCompleteAll(List.of("b-1", "b-2", "b-3"))).as("a new batch").isEqualTo(3);
+            assertThat(repository.claimAndCompleteAll(List.of("b-1", "b-2", "b-3"))).as("the batch again").isZero();
+            assertThat(repository.claimAndCompleteAll(List.of("b-3", "b-4"))).as("one old key, one new").isEqualTo(1);
+            assertThat(repository.claimAndComplete("b-4")).as("a key of a batch, alone").isFalse();
         }
     }
 }
