@@ -2,11 +2,16 @@
 # Runs Once's benchmarks against the local RabbitMQ, Redis and PostgreSQL and writes the results to
 # once-bench/target/bench/ (docs/benchmarks.md holds a measured copy).
 #
-#   scripts/bench.sh          quick: 5,000 messages per run, 2 repetitions, short JMH (under 5 minutes)
-#   scripts/bench.sh full     the documented run: 100,000 messages per run, 3 repetitions, full JMH
+#   scripts/bench.sh          quick: 5,000 messages per run, 2 repetitions, short JMH (under 10 minutes)
+#   scripts/bench.sh medium   30,000 messages per run, 3 repetitions, shorter JMH with 1 and 4 threads (about 25 min)
+#   scripts/bench.sh full     100,000 messages per run, 3 repetitions, full JMH with 1 and 4 threads
+#
+# Both modes run the end-to-end harness twice: every variant with one channel per consumer, then the baseline
+# and the Redis variants with 4 channels per Once consumer (prefetch 250 on each channel).
 #
 # Services (defaults: the project's local ones) can be changed with JAVA_OPTS, e.g.
 #   JAVA_OPTS="-Donce.bench.redis=redis://127.0.0.1:6380" scripts/bench.sh
+# SKIP_BUILD=1 uses the classes already in once-bench/target (after mvn -pl once-bench package).
 set -euo pipefail
 
 mode="${1:-quick}"
@@ -19,19 +24,26 @@ case "$mode" in
     jmh_args=(-wi 1 -w 1s -i 2 -r 2s -f 1)
     jmh_threads=(4)
     ;;
+  medium)
+    e2e_args=(--messages 30000 --repetitions 3 --warmup-messages 5000)
+    jmh_args=(-wi 1 -w 2s -i 3 -r 3s -f 1)
+    jmh_threads=(1 4)
+    ;;
   full)
     e2e_args=(--messages 100000 --repetitions 3 --warmup-messages 10000)
     jmh_args=(-wi 2 -w 5s -i 5 -r 5s -f 1)
     jmh_threads=(1 4)
     ;;
   *)
-    echo "usage: scripts/bench.sh [quick|full]" >&2
+    echo "usage: scripts/bench.sh [quick|medium|full]" >&2
     exit 2
     ;;
 esac
 
-echo "Building once-bench and what it needs..."
-mvn -B -q -pl once-bench -am package -DskipTests
+if [[ "${SKIP_BUILD:-0}" != 1 ]]; then
+  echo "Building once-bench and what it needs..."
+  mvn -B -q -pl once-bench -am package -DskipTests
+fi
 
 cp="once-bench/target/classes:$(cat once-bench/target/bench-classpath.txt)"
 out="once-bench/target/bench"
@@ -41,6 +53,9 @@ java_opts=(${JAVA_OPTS:-} -Xms1g -Xmx1g)
 echo "End to end ($mode)..."
 java "${java_opts[@]}" -cp "$cp" io.github.once.bench.e2e.EndToEndBenchmark "${e2e_args[@]}" \
     --output "$out/end-to-end.md" | tee "$out/end-to-end.log"
+echo "End to end, 4 channels per Once consumer ($mode)..."
+java "${java_opts[@]}" -cp "$cp" io.github.once.bench.e2e.EndToEndBenchmark "${e2e_args[@]}" --channels 4 \
+    --variants baseline,once-redis,once-redis-batch --output "$out/end-to-end-4ch.md" | tee "$out/end-to-end-4ch.log"
 
 echo "Store level, JMH ($mode)..."
 # One thread: each call waits for its round trips. Four: calls share connections and pipeline.
@@ -51,4 +66,4 @@ for threads in "${jmh_threads[@]}"; do
 done
 
 echo
-echo "Results in $out/: end-to-end.md, store-t*.txt"
+echo "Results in $out/: end-to-end.md, end-to-end-4ch.md, store-t*.txt"
