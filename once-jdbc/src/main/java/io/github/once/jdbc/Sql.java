@@ -17,9 +17,9 @@ import java.util.function.IntFunction;
  * Every statement Once runs, for one dialect and one table. Deadlines are always computed by the database clock;
  * the client only passes durations in microseconds.
  *
- * <p>The claim is a single upsert whose every assignment is guarded by "the stored row may be taken": expired, or
- * in progress with a lapsed lease. The row it returns answers the claim: it carries this attempt's random
- * {@code claim_id} only when this attempt acquired it.
+ * <p>The claim is a single statement that writes a row only when "the stored row may be taken": absent, expired,
+ * or in progress with a lapsed lease; a duplicate leaves its row unwritten. The row it returns answers the claim:
+ * it carries this attempt's random {@code claim_id} only when this attempt acquired it.
  */
 final class Sql {
 
