@@ -22,8 +22,10 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.Set;
@@ -168,11 +170,25 @@ public final class TransactionalIdempotency implements IdempotentExecutor {
     }
 
     /**
-     * Runs the tasks in one transaction for throughput: one claim statement for all distinct keys, then each
-     * handler under a savepoint, so a failing handler rolls back only its own effect and leaves its key released
-     * (Failed) while the others commit, then one statement recording all processed tasks before the commit. A key repeated in the batch is claimed at its turn and sees the earlier
-     * one (Duplicate after it was processed). If the batch transaction itself is lost to a deadlock or a
-     * serialization failure, nothing of it was committed, and the tasks run one by one instead.
+     * Runs the tasks in one transaction for throughput: one claim statement for all distinct keys, then the handlers
+     * one after another without savepoints, then one statement recording all processed tasks before the commit.
+     * A key repeated in the batch is claimed at its turn and sees the earlier one ({@code Duplicate} after it was
+     * processed).
+     *
+     * <p>When a handler throws, the whole transaction rolls back (the effects written so far and the claims go with
+     * it), that task is {@code Failed}, and the batch runs again without it in a new transaction, where its key is
+     * claimed and released so a redelivery can retry at once; the others commit together with their records. In that
+     * second run the tasks after the failed one run under a savepoint each, so further failures roll back only their
+     * own effect. Each rollback removes one task, so a batch of n runs at most n + 1 transactions (two when the
+     * handlers fail the same way each time).
+     *
+     * <p><b>Handlers may run more than once.</b> After such a rollback, the handlers of the tasks before the failed
+     * one run again. Their writes on {@code context.resource(Connection.class)} were rolled back, so the result is
+     * the same as if they ran once; side effects outside the database (an HTTP call, a message sent) repeat. Use
+     * {@link #execute(Task)} per task when a handler has such effects.
+     *
+     * <p>If the batch transaction itself is lost to a deadlock or a serialization failure, nothing of it was
+     * committed, and the tasks not yet failed run one by one instead.
      */
     @Override
     public <T> List<Outcome<T>> executeAll(List<Task<T>> tasks) {
@@ -180,16 +196,29 @@ public final class TransactionalIdempotency implements IdempotentExecutor {
             return tasks.isEmpty() ? List.of() : List.of(execute(tasks.get(0)));
         }
         Instant start = clock.instant();
-        List<Outcome<T>> outcomes;
-        try {
-            outcomes = executeBatch(tasks);
-        } catch (RaceLost race) {
-            log.debug("Batch of {} lost a race ({}); running its tasks one by one", tasks.size(), race.getMessage());
-            List<Outcome<T>> single = new ArrayList<>(tasks.size());
-            for (Task<T> task : tasks) {
-                single.add(execute(task));
+        Map<Integer, Outcome<T>> failed = new HashMap<>();
+        int savepointsFrom = tasks.size();
+        List<Outcome<T>> outcomes = null;
+        while (outcomes == null) {
+            try {
+                Attempt<T> attempt = executeBatch(tasks, failed, savepointsFrom);
+                if (attempt.failedAt() < 0) {
+                    outcomes = attempt.outcomes();
+                } else {
+                    // Rolled back: run again without it, sparing the tasks not yet seen a rollback of their own.
+                    failed.put(attempt.failedAt(), attempt.failure());
+                    savepointsFrom = Math.min(savepointsFrom, attempt.failedAt() + 1);
+                }
+            } catch (RaceLost race) {
+                log.debug("Batch of {} lost a race ({}); running its tasks one by one", tasks.size(),
+                        race.getMessage());
+                List<Outcome<T>> single = new ArrayList<>(tasks.size());
+                for (int i = 0; i < tasks.size(); i++) {
+                    Outcome<T> failure = failed.get(i);
+                    single.add(failure != null ? reported(failure, start) : execute(tasks.get(i)));
+                }
+                return single;
             }
-            return single;
         }
         for (Outcome<T> outcome : outcomes) {
             reported(outcome, start);
@@ -197,7 +226,12 @@ public final class TransactionalIdempotency implements IdempotentExecutor {
         return outcomes;
     }
 
-    private <T> List<Outcome<T>> executeBatch(List<Task<T>> tasks) {
+    /**
+     * One transaction over the batch. The tasks in {@code failed} are claimed and released, not run; the tasks from
+     * index {@code savepointsFrom} on run under a savepoint each. Returns the outcomes after the commit, or, when a
+     * handler without a savepoint threw, its index and outcome after the rollback.
+     */
+    private <T> Attempt<T> executeBatch(List<Task<T>> tasks, Map<Integer, Outcome<T>> failed, int savepointsFrom) {
         try (Connection c = store.dataSource().getConnection()) {
             boolean autoCommit = c.getAutoCommit();
             if (autoCommit) {
@@ -241,15 +275,27 @@ public final class TransactionalIdempotency implements IdempotentExecutor {
                             throw raceOr(e, "claim");
                         }
                     }
-                    if (claim instanceof ClaimResult.Acquired acquired) {
+                    Outcome<T> failure = failed.get(i);
+                    if (!(claim instanceof ClaimResult.Acquired acquired)) {
+                        outcomes.add(failure != null ? failure : notAcquired(task, claim));
+                    } else if (failure != null) {
+                        releaseClaim(c, acquired.lease());
+                        outcomes.add(failure);
+                    } else if (i >= savepointsFrom) {
                         outcomes.add(runUnderSavepoint(c, task, acquired.lease(), pending));
                     } else {
-                        outcomes.add(notAcquired(task, claim));
+                        Ran<T> ran = run(c, task, acquired.lease());
+                        if (!(ran.outcome() instanceof Outcome.Processed)) {
+                            c.rollback();
+                            return Attempt.failedAt(i, ran.outcome());
+                        }
+                        pending.add(new Completion(acquired.lease(), ran.encoded(), config.retention()));
+                        outcomes.add(ran.outcome());
                     }
                 }
                 record(c, pending);
                 c.commit();
-                return outcomes;
+                return Attempt.committed(outcomes);
             } catch (SQLException | RuntimeException | Error e) {
                 JdbcIdempotencyStore.rollbackQuietly(c, e);
                 throw e;
@@ -266,10 +312,21 @@ public final class TransactionalIdempotency implements IdempotentExecutor {
         }
     }
 
+    /** One run of a batch: its outcomes once committed, or the task whose failure rolled it back. */
+    private record Attempt<T>(List<Outcome<T>> outcomes, int failedAt, Outcome<T> failure) {
+        static <T> Attempt<T> committed(List<Outcome<T>> outcomes) {
+            return new Attempt<>(outcomes, -1, null);
+        }
+
+        static <T> Attempt<T> failedAt(int index, Outcome<T> failure) {
+            return new Attempt<>(null, index, failure);
+        }
+    }
+
     /**
-     * In the batch: the claim is already in the transaction; the handler's effect goes under a savepoint. A processed
-     * task's completion joins {@code pending}, written for the whole batch by one statement before the commit; a
-     * failed task's effect rolls back to its savepoint, so it has no record to write.
+     * In the run after a rollback: the claim is already in the transaction; the handler's effect goes under a
+     * savepoint. A processed task's completion joins {@code pending}, written for the whole batch by one statement
+     * before the commit; a failed task's effect rolls back to its savepoint, so it has no record to write.
      */
     private <T> Outcome<T> runUnderSavepoint(Connection c, Task<T> task, Lease lease, List<Completion> pending)
             throws SQLException {
@@ -281,10 +338,14 @@ public final class TransactionalIdempotency implements IdempotentExecutor {
             pending.add(new Completion(lease, ran.encoded(), config.retention()));
         } else {
             c.rollback(savepoint);
-            // Keep the claimed row, released, so the key's token counter survives and a redelivery claims at once.
-            timedSql(StoreOperation.RELEASE, 1, () -> store.release(c, lease, false));
+            releaseClaim(c, lease);
         }
         return outcome;
+    }
+
+    /** Keeps a failed task's claimed row, released: the key's token counter survives and a redelivery claims at once. */
+    private void releaseClaim(Connection c, Lease lease) throws SQLException {
+        timedSql(StoreOperation.RELEASE, 1, () -> store.release(c, lease, false));
     }
 
     /** For the caller's transaction: everything this task does sits under one savepoint. */

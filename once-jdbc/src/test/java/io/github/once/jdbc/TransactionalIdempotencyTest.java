@@ -11,7 +11,12 @@ import io.github.once.RecordState;
 import io.github.once.ResultCodec;
 import io.github.once.StoreOperation;
 import io.github.once.Task;
+import io.github.once.spi.ClaimRequest;
+import io.github.once.spi.ClaimResult;
 
+import java.lang.reflect.InvocationTargetException;
+import java.lang.reflect.Method;
+import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -31,6 +36,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import javax.sql.DataSource;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeEach;
@@ -304,7 +310,9 @@ class TransactionalIdempotencyTest {
 
             List<Outcome<String>> outcomes = batched.executeAll(batch);
 
-            assertThat(calls).containsExactly("CLAIM_ALL:20", "RELEASE:1", "COMPLETE_ALL:19");
+            // The first run claims all 20 and rolls back when task 7 throws; the second claims all 20 again,
+            // releases task 7's key instead of running it, and records the other 19 with one statement.
+            assertThat(calls).containsExactly("CLAIM_ALL:20", "CLAIM_ALL:20", "RELEASE:1", "COMPLETE_ALL:19");
             for (int i = 0; i < 20; i++) {
                 IdempotencyKey key = key("one-" + i);
                 IdempotencyRecord record = store.find(key).orElseThrow();
@@ -320,6 +328,87 @@ class TransactionalIdempotencyTest {
                     assertThat(new String(record.result())).isEqualTo("r" + i);
                 }
             }
+        }
+
+        @Test
+        @DisplayName("a batch whose handlers all succeed takes no savepoint: one claim, one completion, one commit")
+        void batchWithoutFailureTakesNoSavepoint() throws Exception {
+            AtomicInteger savepoints = new AtomicInteger();
+            AtomicInteger commits = new AtomicInteger();
+            JdbcIdempotencyStore counted = JdbcIdempotencyStore.builder(countingSavepoints(pool, savepoints, commits))
+                    .tableName(store.tableName()).build();
+            TransactionalIdempotency batched = TransactionalIdempotency.builder(counted)
+                    .config(IdempotencyConfig.custom().leaseDuration(Duration.ofSeconds(30)).build()).build();
+            List<Task<String>> batch = new ArrayList<>();
+            for (int i = 0; i < 20; i++) {
+                batch.add(effectTask(key("ok-" + i), "r" + i));
+            }
+
+            List<Outcome<String>> outcomes = batched.executeAll(batch);
+
+            assertThat(outcomes).hasSize(20).allMatch(o -> o instanceof Outcome.Processed);
+            assertThat(savepoints.get()).isZero();
+            assertThat(commits.get()).isEqualTo(1);
+            assertThat(namespaceEffects()).isEqualTo(20);
+            for (int i = 0; i < 20; i++) {
+                assertThat(store.find(key("ok-" + i)).orElseThrow().state()).isEqualTo(RecordState.COMPLETED);
+            }
+        }
+
+        @Test
+        @DisplayName("2 of 20 handlers fail: 18 effects and records commit; the 2 keys have no effect and can be claimed")
+        void twoOfTwentyFail() throws Exception {
+            AtomicInteger savepoints = new AtomicInteger();
+            AtomicInteger commits = new AtomicInteger();
+            JdbcIdempotencyStore counted = JdbcIdempotencyStore.builder(countingSavepoints(pool, savepoints, commits))
+                    .tableName(store.tableName()).build();
+            TransactionalIdempotency batched = TransactionalIdempotency.builder(counted)
+                    .config(IdempotencyConfig.custom().leaseDuration(Duration.ofSeconds(30)).build()).build();
+            List<Integer> failing = List.of(5, 13);
+            int[] runs = new int[20];
+            List<Task<String>> batch = new ArrayList<>();
+            for (int i = 0; i < 20; i++) {
+                IdempotencyKey key = key("some-" + i);
+                int index = i;
+                batch.add(new Task<>(key, key.id().getBytes(), ResultCodec.utf8(), ctx -> {
+                    runs[index]++;
+                    insertEffect(ctx.resource(Connection.class), key);
+                    if (failing.contains(index)) {
+                        throw new IllegalStateException("declined " + index);
+                    }
+                    return "r" + index;
+                }));
+            }
+
+            List<Outcome<String>> outcomes = batched.executeAll(batch);
+
+            assertThat(namespaceEffects()).isEqualTo(18);
+            for (int i = 0; i < 20; i++) {
+                IdempotencyKey key = key("some-" + i);
+                if (failing.contains(i)) {
+                    assertThat(outcomes.get(i)).isInstanceOf(Outcome.Failed.class);
+                    assertThat(((Outcome.Failed<String>) outcomes.get(i)).cause()).hasMessage("declined " + i);
+                    assertThat(effectsOf(key)).isZero();
+                    assertThat(store.find(key).orElseThrow().state()).isEqualTo(RecordState.IN_PROGRESS);
+                    assertThat(store.claim(new ClaimRequest(key, null, Duration.ofSeconds(30), Duration.ofHours(1))))
+                            .as("claim of failed %s", i).isInstanceOf(ClaimResult.Acquired.class);
+                } else {
+                    assertThat(outcomes.get(i)).isInstanceOf(Outcome.Processed.class);
+                    assertThat(effectsOf(key)).as("effects of %s", i).isEqualTo(1);
+                    IdempotencyRecord record = store.find(key).orElseThrow();
+                    assertThat(record.state()).isEqualTo(RecordState.COMPLETED);
+                    assertThat(new String(record.result())).isEqualTo("r" + i);
+                }
+            }
+            // Task 5 rolled the first run back; the second ran 0-4 again without savepoints, skipped 5 and ran 6-19
+            // under one savepoint each, so 13 rolled back only its own effect: two transactions, one commit.
+            assertThat(runs).containsExactly(2, 2, 2, 2, 2, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1, 1);
+            assertThat(savepoints.get()).isEqualTo(14);
+            assertThat(commits.get()).isEqualTo(1);
+        }
+
+        long namespaceEffects() throws SQLException {
+            return TestDb.count(pool, "SELECT count(*) FROM " + effects + " WHERE message_id LIKE '" + namespace + "/%'");
         }
 
         @Test
@@ -399,6 +488,34 @@ class TransactionalIdempotencyTest {
                     TestDb.count(pool, "SELECT count(*) FROM pg_stat_activity WHERE pid = " + id) == 0);
         }
     }
+    }
+
+    /** The data source's connections, counting the savepoints taken and the commits made on them. */
+    static DataSource countingSavepoints(DataSource target, AtomicInteger savepoints, AtomicInteger commits) {
+        return (DataSource) Proxy.newProxyInstance(DataSource.class.getClassLoader(), new Class<?>[]{DataSource.class},
+                (proxy, method, args) -> {
+                    Object result = invoke(target, method, args);
+                    if (result instanceof Connection c) {
+                        return Proxy.newProxyInstance(Connection.class.getClassLoader(), new Class<?>[]{Connection.class},
+                                (p, m, a) -> {
+                                    if (m.getName().equals("setSavepoint")) {
+                                        savepoints.incrementAndGet();
+                                    } else if (m.getName().equals("commit")) {
+                                        commits.incrementAndGet();
+                                    }
+                                    return invoke(c, m, a);
+                                });
+                    }
+                    return result;
+                });
+    }
+
+    private static Object invoke(Object target, Method method, Object[] args) throws Throwable {
+        try {
+            return method.invoke(target, args);
+        } catch (InvocationTargetException e) {
+            throw e.getCause();
+        }
     }
 
     @Nested
