@@ -3,33 +3,48 @@ package io.github.once.redis;
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.UncheckedIOException;
+import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 
-/** One Lua script of this store: its text and the SHA-1 that EVALSHA names it by, both computed once. */
+/**
+ * One Lua script of this store: its text and the SHA-1 that EVALSHA names it by, both computed once. Each
+ * resource file defines one local function taking a key and its arguments; a script is {@code clock.lua} (one
+ * {@code TIME} call), that function and a call of it, either on {@code KEYS[1]} or on every key of a batch. So a
+ * batch script runs exactly the per-key logic of the single one, in key order, and the text exists once.
+ */
 final class LuaScript {
 
-    static final LuaScript CLAIM = load("claim");
-    static final LuaScript COMPLETE = load("complete");
-    static final LuaScript RELEASE = load("release");
-    static final LuaScript RENEW = load("renew");
-    static final LuaScript FIND = load("find");
+    static final LuaScript CLAIM = single("claim", 3);
+    static final LuaScript CLAIM_ALL = batch("claim", 3);
+    static final LuaScript COMPLETE = single("complete", 4);
+    static final LuaScript COMPLETE_ALL = batch("complete", 4);
+    static final LuaScript RELEASE = single("release", 1);
+    static final LuaScript RENEW = single("renew", 2);
+    static final LuaScript FIND = single("find", 0);
 
-    static final LuaScript[] ALL = {CLAIM, COMPLETE, RELEASE, RENEW, FIND};
+    static final LuaScript[] ALL = {CLAIM, CLAIM_ALL, COMPLETE, COMPLETE_ALL, RELEASE, RENEW, FIND};
 
     private final String name;
+    private final int argsPerKey;
     private final byte[] body;
     private final String sha1;
 
-    private LuaScript(String name, byte[] body) {
+    private LuaScript(String name, int argsPerKey, String body) {
         this.name = name;
-        this.body = body;
-        this.sha1 = sha1Hex(body);
+        this.argsPerKey = argsPerKey;
+        this.body = body.getBytes(StandardCharsets.UTF_8);
+        this.sha1 = sha1Hex(this.body);
     }
 
     String name() {
         return name;
+    }
+
+    /** How many ARGV entries each key takes; a batch script takes them key after key. */
+    int argsPerKey() {
+        return argsPerKey;
     }
 
     /** The script text; callers must not modify it. */
@@ -41,13 +56,49 @@ final class LuaScript {
         return sha1;
     }
 
-    private static LuaScript load(String name) {
+    /** {@code function(KEYS[1], ARGV[1], ..., ARGV[n])}: replies what the function returns. */
+    private static LuaScript single(String function, int argsPerKey) {
+        return new LuaScript(function, argsPerKey, prelude(function) + "return " + function + "(KEYS[1]"
+                + arguments("", argsPerKey) + ")\n");
+    }
+
+    /**
+     * The function on every key in order, {@code argsPerKey} ARGV entries per key: replies an array of what each
+     * call returns. A key repeated in the batch sees the effect of its earlier calls, as single calls would.
+     */
+    private static LuaScript batch(String function, int argsPerKey) {
+        String text = prelude(function)
+                + "if #ARGV ~= #KEYS * " + argsPerKey + " then\n"
+                + "  return redis.error_reply('" + function + "_all takes " + argsPerKey + " arguments per key')\n"
+                + "end\n"
+                + "local replies = {}\n"
+                + "for i = 1, #KEYS do\n"
+                + "  local a = (i - 1) * " + argsPerKey + "\n"
+                + "  replies[i] = " + function + "(KEYS[i]" + arguments("a + ", argsPerKey) + ")\n"
+                + "end\n"
+                + "return replies\n";
+        return new LuaScript(function + "_all", argsPerKey, text);
+    }
+
+    private static String prelude(String function) {
+        return resource("clock") + resource(function);
+    }
+
+    private static String arguments(String offset, int count) {
+        StringBuilder list = new StringBuilder();
+        for (int i = 1; i <= count; i++) {
+            list.append(", ARGV[").append(offset).append(i).append(']');
+        }
+        return list.toString();
+    }
+
+    private static String resource(String name) {
         String resource = name + ".lua";
         try (InputStream in = LuaScript.class.getResourceAsStream(resource)) {
             if (in == null) {
                 throw new IllegalStateException("missing script resource " + resource);
             }
-            return new LuaScript(name, in.readAllBytes());
+            return new String(in.readAllBytes(), StandardCharsets.UTF_8);
         } catch (IOException e) {
             throw new UncheckedIOException("cannot read script resource " + resource, e);
         }
@@ -63,6 +114,6 @@ final class LuaScript {
 
     @Override
     public String toString() {
-        return name + ".lua";
+        return name + " script";
     }
 }

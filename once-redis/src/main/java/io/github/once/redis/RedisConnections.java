@@ -8,7 +8,6 @@ import io.lettuce.core.RedisURI;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.SslOptions;
 import io.lettuce.core.TimeoutOptions;
-import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import io.lettuce.core.cluster.ClusterClientOptions;
@@ -20,31 +19,25 @@ import io.lettuce.core.resource.ClientResources;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.locks.ReentrantLock;
 
 /**
- * The connections a store talks through. One shared connection serves single calls (Lettuce connections are
- * thread-safe and pipeline concurrent callers). Batches on a single Redis go through a second connection that
- * flushes only when told, so a whole batch leaves in one write. A cluster connection re-sends redirected commands
- * on its own and needs automatic flushing, so there batches are pipelined on the shared connection (every command
- * is written without waiting for earlier replies: still one round trip of latency).
+ * The one connection a store talks through (Lettuce connections are thread-safe and pipeline concurrent callers),
+ * and whether it reaches a cluster. On a single Redis a batch is one multi-key script call per chunk; on a cluster
+ * the keys of a batch live in different hash slots, so a batch is one single-key call per key, all pipelined
+ * (every command written without waiting for earlier replies: still one round trip of latency).
  */
 final class RedisConnections implements AutoCloseable {
 
     private final RedisScriptingAsyncCommands<byte[], byte[]> commands;
-    private final RedisScriptingAsyncCommands<byte[], byte[]> batchCommands;
-    private final StatefulConnection<byte[], byte[]> batchConnection; // null: flushed per command
-    private final ReentrantLock batchWrite = new ReentrantLock();
+    private final boolean cluster;
     private final AtomicBoolean closed = new AtomicBoolean();
     private final List<AutoCloseable> owned;
     private final String description;
 
-    private RedisConnections(RedisScriptingAsyncCommands<byte[], byte[]> commands,
-            StatefulConnection<byte[], byte[]> batchConnection,
-            RedisScriptingAsyncCommands<byte[], byte[]> batchCommands, List<AutoCloseable> owned, String description) {
+    private RedisConnections(RedisScriptingAsyncCommands<byte[], byte[]> commands, boolean cluster,
+            List<AutoCloseable> owned, String description) {
         this.commands = commands;
-        this.batchConnection = batchConnection;
-        this.batchCommands = batchCommands == null ? commands : batchCommands;
+        this.cluster = cluster;
         this.owned = owned;
         this.description = description;
     }
@@ -58,15 +51,10 @@ final class RedisConnections implements AutoCloseable {
             options.sslOptions(ssl);
         }
         client.setOptions(options.build());
-        StatefulRedisConnection<byte[], byte[]> main = null;
         try {
-            main = client.connect(ByteArrayCodec.INSTANCE);
-            StatefulRedisConnection<byte[], byte[]> batch = client.connect(ByteArrayCodec.INSTANCE);
-            batch.setAutoFlushCommands(false);
-            return new RedisConnections(main.async(), batch, batch.async(), List.of(batch, main, shutdown(client)),
-                    "redis " + redacted(uri));
+            StatefulRedisConnection<byte[], byte[]> main = client.connect(ByteArrayCodec.INSTANCE);
+            return new RedisConnections(main.async(), false, List.of(main, shutdown(client)), "redis " + redacted(uri));
         } catch (RuntimeException e) {
-            closeQuietly(main);
             client.shutdown(Duration.ZERO, timeout);
             throw new StoreUnavailableException("cannot connect to Redis at " + redacted(uri) + ": " + e, e);
         }
@@ -87,7 +75,7 @@ final class RedisConnections implements AutoCloseable {
         client.setOptions(options.build());
         try {
             StatefulRedisClusterConnection<byte[], byte[]> main = client.connect(ByteArrayCodec.INSTANCE);
-            return new RedisConnections(main.async(), null, null, List.of(main, shutdown(client)),
+            return new RedisConnections(main.async(), true, List.of(main, shutdown(client)),
                     "redis cluster " + seeds.stream().map(RedisConnections::redacted).toList());
         } catch (RuntimeException e) {
             client.shutdown(Duration.ZERO, timeout);
@@ -96,38 +84,22 @@ final class RedisConnections implements AutoCloseable {
         }
     }
 
-    /** A connection the caller owns (and closes); batches are pipelined on it without a private flush. */
+    /** A connection the caller owns (and closes). */
     static RedisConnections borrowed(StatefulRedisConnection<byte[], byte[]> connection) {
-        return new RedisConnections(connection.async(), null, null, List.of(), "caller's redis connection");
+        return new RedisConnections(connection.async(), false, List.of(), "caller's redis connection");
     }
 
     static RedisConnections borrowed(StatefulRedisClusterConnection<byte[], byte[]> connection) {
-        return new RedisConnections(connection.async(), null, null, List.of(), "caller's redis cluster connection");
+        return new RedisConnections(connection.async(), true, List.of(), "caller's redis cluster connection");
     }
 
     RedisScriptingAsyncCommands<byte[], byte[]> commands() {
         return commands;
     }
 
-    /**
-     * Queues a batch with {@code writer} and sends it. With a private batch connection the lock keeps concurrent
-     * batches from interleaving their writes and flushes; the replies are awaited outside it.
-     */
-    void writeBatch(java.util.function.Consumer<RedisScriptingAsyncCommands<byte[], byte[]>> writer) {
-        if (batchConnection == null) {
-            writer.accept(batchCommands);
-            return;
-        }
-        batchWrite.lock();
-        try {
-            writer.accept(batchCommands);
-        } finally {
-            try {
-                batchConnection.flushCommands();
-            } finally {
-                batchWrite.unlock();
-            }
-        }
+    /** True on a cluster: keys of one batch may live on different nodes, so no script may take several. */
+    boolean cluster() {
+        return cluster;
     }
 
     @Override

@@ -20,6 +20,7 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
@@ -30,8 +31,9 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Records in Redis, one hash per record, over Lettuce. Each of claim, complete, release, renew and find is one
- * Lua script call on one key (one round trip, atomic, Redis Cluster safe); {@link #claimAll} and
- * {@link #completeAll} send a whole batch before reading any reply. Deadlines come from the Redis server's clock
+ * Lua script call on one key (one round trip, atomic, Redis Cluster safe). On a single Redis {@link #claimAll} and
+ * {@link #completeAll} run a whole batch as one script call (per {@value #BATCH_CHUNK} keys); on a cluster they
+ * pipeline one call per key. Deadlines come from the Redis server's clock
  * ({@code TIME}), so clock skew between consumers cannot break a lease. Redis expires records itself: an in-progress record at the later of its lease
  * and its retention (so the fencing counter survives a takeover), a completed one at its retention.
  *
@@ -53,6 +55,9 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     public static final String DEFAULT_KEY_PREFIX = "once:";
     /** The default time to wait for Redis before raising {@link io.github.once.StoreUnavailableException}. */
     public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(2);
+
+    /** Keys per batch script call: bounds how long one call keeps Redis from serving other clients. */
+    static final int BATCH_CHUNK = 200;
 
     private static final Logger log = LoggerFactory.getLogger(RedisIdempotencyStore.class);
     // Longer durations are clamped: Redis keeps milliseconds and the scripts do their arithmetic in doubles.
@@ -86,7 +91,11 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         return Replies.claim(request.key(), reply);
     }
 
-    /** Sends every claim before reading any reply: one round trip for the batch. */
+    /**
+     * On a single Redis one script call per {@value #BATCH_CHUNK} keys runs every claim of the batch in order; on
+     * a cluster every claim is its own call, all sent before any reply is read. Either way one round trip per
+     * chunk, and the answers are those of single claims in order.
+     */
     @Override
     public List<ClaimResult> claimAll(List<ClaimRequest> requests) {
         int n = requests.size();
@@ -100,20 +109,12 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
             keyNames[i] = keys.key(request.key());
             args[i] = claimArgs(request);
         }
-        List<RedisFuture<List<Object>>> replies = new ArrayList<>(n);
-        connections.writeBatch(commands -> {
-            for (int i = 0; i < n; i++) {
-                replies.add(calls.send(commands, LuaScript.CLAIM, ScriptOutputType.MULTI, keyNames[i], args[i]));
-            }
-        });
-        long deadline = calls.deadlineFromNow();
+        List<Object> replies = connections.cluster()
+                ? eachKey(LuaScript.CLAIM, ScriptOutputType.MULTI, keyNames, args)
+                : inChunks(LuaScript.CLAIM_ALL, keyNames, args);
         List<ClaimResult> results = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
-            // A NOSCRIPT reply is retried alone, in order: Redis lost its script cache, so the whole batch
-            // failed alike and order among repeated keys is kept.
-            List<Object> reply = calls.await(replies.get(i), deadline, LuaScript.CLAIM, ScriptOutputType.MULTI,
-                    keyNames[i], args[i]);
-            results.add(Replies.claim(requests.get(i).key(), reply));
+            results.add(Replies.claim(requests.get(i).key(), Replies.list(replies.get(i))));
         }
         return results;
     }
@@ -121,12 +122,11 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     @Override
     public boolean complete(Lease lease, byte[] result, Duration retention) {
         Durations.requirePositive(retention, "retention");
-        Long done = calls.call(LuaScript.COMPLETE, ScriptOutputType.INTEGER, keys.key(lease.key()),
-                completeArgs(lease, result, retention));
-        return done != null && done == 1L;
+        return Replies.done(calls.call(LuaScript.COMPLETE, ScriptOutputType.INTEGER, keys.key(lease.key()),
+                completeArgs(lease, result, retention)));
     }
 
-    /** Sends every completion before reading any reply: one round trip for the batch, as {@link #claimAll}. */
+    /** One script call per chunk on a single Redis, one pipelined call per key on a cluster, as {@link #claimAll}. */
     @Override
     public List<Boolean> completeAll(List<Completion> completions) {
         int n = completions.size();
@@ -140,20 +140,53 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
             keyNames[i] = keys.key(completion.lease().key());
             args[i] = completeArgs(completion.lease(), completion.result(), completion.retention());
         }
-        List<RedisFuture<Long>> replies = new ArrayList<>(n);
-        connections.writeBatch(commands -> {
-            for (int i = 0; i < n; i++) {
-                replies.add(calls.send(commands, LuaScript.COMPLETE, ScriptOutputType.INTEGER, keyNames[i], args[i]));
-            }
-        });
-        long deadline = calls.deadlineFromNow();
+        List<Object> replies = connections.cluster()
+                ? eachKey(LuaScript.COMPLETE, ScriptOutputType.INTEGER, keyNames, args)
+                : inChunks(LuaScript.COMPLETE_ALL, keyNames, args);
         List<Boolean> done = new ArrayList<>(n);
-        for (int i = 0; i < n; i++) {
-            Long reply = calls.await(replies.get(i), deadline, LuaScript.COMPLETE, ScriptOutputType.INTEGER,
-                    keyNames[i], args[i]);
-            done.add(reply != null && reply == 1L);
+        for (Object reply : replies) {
+            done.add(Replies.done(reply));
         }
         return done;
+    }
+
+    /**
+     * Runs {@code script} on the keys {@value #BATCH_CHUNK} at a time and returns one reply per key. A chunk is
+     * sent once the previous one answered: Redis serves other clients between chunks, and a chunk retried after
+     * {@code NOSCRIPT} cannot run after a later one, so a key repeated across chunks keeps its order.
+     */
+    private List<Object> inChunks(LuaScript script, byte[][] keyNames, byte[][][] args) {
+        int n = keyNames.length;
+        int perKey = script.argsPerKey();
+        List<Object> replies = new ArrayList<>(n);
+        for (int from = 0; from < n; from += BATCH_CHUNK) {
+            int to = Math.min(n, from + BATCH_CHUNK);
+            byte[][] chunkArgs = new byte[(to - from) * perKey][];
+            for (int i = from; i < to; i++) {
+                System.arraycopy(args[i], 0, chunkArgs, (i - from) * perKey, perKey);
+            }
+            List<Object> reply = calls.call(script, ScriptOutputType.MULTI, Arrays.copyOfRange(keyNames, from, to),
+                    chunkArgs);
+            replies.addAll(Replies.batch(reply, to - from));
+        }
+        return replies;
+    }
+
+    /** Sends one single-key call per key before reading any reply (a cluster: the keys sit in different slots). */
+    private List<Object> eachKey(LuaScript script, ScriptOutputType type, byte[][] keyNames, byte[][][] args) {
+        int n = keyNames.length;
+        List<RedisFuture<Object>> futures = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            futures.add(calls.send(script, type, new byte[][] {keyNames[i]}, args[i]));
+        }
+        long deadline = calls.deadlineFromNow();
+        List<Object> replies = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            // A NOSCRIPT reply is retried alone, in order: the node lost its script cache, so the calls after it
+            // on that node failed alike and order among repeated keys is kept.
+            replies.add(calls.await(futures.get(i), deadline, script, type, new byte[][] {keyNames[i]}, args[i]));
+        }
+        return replies;
     }
 
     private static byte[][] completeArgs(Lease lease, byte[] result, Duration retention) {
@@ -163,8 +196,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
     @Override
     public boolean release(Lease lease) {
-        Long done = calls.call(LuaScript.RELEASE, ScriptOutputType.INTEGER, keys.key(lease.key()), token(lease));
-        return done != null && done == 1L;
+        return Replies.done(calls.call(LuaScript.RELEASE, ScriptOutputType.INTEGER, keys.key(lease.key()),
+                token(lease)));
     }
 
     @Override

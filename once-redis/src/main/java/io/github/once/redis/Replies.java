@@ -32,6 +32,29 @@ final class Replies {
         }
     }
 
+    /** A batch script's reply: one element per key, in order. */
+    static List<Object> batch(List<Object> reply, int keys) {
+        if (reply == null || reply.size() != keys) {
+            throw new OnceException("unexpected Redis batch script reply of " + (reply == null ? 0 : reply.size())
+                    + " elements for " + keys + " keys");
+        }
+        return reply;
+    }
+
+    /** One key's claim reply out of a batch. */
+    @SuppressWarnings("unchecked")
+    static List<Object> list(Object reply) {
+        if (reply instanceof List<?> list) {
+            return (List<Object>) list;
+        }
+        throw new OnceException("unexpected claim reply " + reply + " from Redis");
+    }
+
+    /** A complete or release reply: 1 done, 0 refused. */
+    static boolean done(Object reply) {
+        return reply instanceof Long number && number == 1L;
+    }
+
     static Optional<IdempotencyRecord> find(IdempotencyKey key, List<Object> reply) {
         return reply == null || reply.isEmpty() ? Optional.empty() : Optional.of(record(key, reply, 0));
     }

@@ -30,75 +30,81 @@ final class ScriptCalls {
         this.timeoutNanos = timeout.toNanos();
     }
 
-    /** Calls one script and waits for its reply. */
+    /** Calls one script on one key and waits for its reply. */
     <T> T call(LuaScript script, ScriptOutputType type, byte[] key, byte[]... args) {
+        return call(script, type, new byte[][] {key}, args);
+    }
+
+    /** Calls one script on {@code keys} (one slot, or a single Redis) and waits for its reply. */
+    <T> T call(LuaScript script, ScriptOutputType type, byte[][] keys, byte[][] args) {
         long deadline = System.nanoTime() + timeoutNanos;
-        return await(send(commands, script, type, key, args), deadline, script, type, key, args);
+        return await(send(script, type, keys, args), deadline, script, type, keys, args);
     }
 
     long deadlineFromNow() {
         return System.nanoTime() + timeoutNanos;
     }
 
-    /** Queues one EVALSHA on {@code via} without waiting; the reply is collected with {@link #await}. */
-    <T> RedisFuture<T> send(RedisScriptingAsyncCommands<byte[], byte[]> via, LuaScript script, ScriptOutputType type,
-            byte[] key, byte[]... args) {
+    /** Queues one EVALSHA without waiting; the reply is collected with {@link #await}. */
+    <T> RedisFuture<T> send(LuaScript script, ScriptOutputType type, byte[][] keys, byte[][] args) {
         try {
-            return via.evalsha(script.sha1(), type, new byte[][] {key}, args);
+            return commands.evalsha(script.sha1(), type, keys, args);
         } catch (RuntimeException e) {
             // Lettuce rejects commands up front when the connection is closed or its queue is full.
-            throw unavailable(script, key, e);
+            throw unavailable(script, keys, e);
         }
     }
 
     /** Waits until {@code deadline} (System.nanoTime) for a reply sent by {@link #send}. */
-    <T> T await(RedisFuture<T> future, long deadline, LuaScript script, ScriptOutputType type, byte[] key,
-            byte[]... args) {
+    <T> T await(RedisFuture<T> future, long deadline, LuaScript script, ScriptOutputType type, byte[][] keys,
+            byte[][] args) {
         try {
-            return get(future, deadline, script, key);
+            return get(future, deadline, script, keys);
         } catch (RedisNoScriptException e) {
             RedisFuture<T> retry;
             try {
-                retry = commands.eval(script.body(), type, new byte[][] {key}, args);
+                retry = commands.eval(script.body(), type, keys, args);
             } catch (RuntimeException failure) {
-                throw unavailable(script, key, failure);
+                throw unavailable(script, keys, failure);
             }
             try {
-                return get(retry, deadline, script, key);
+                return get(retry, deadline, script, keys);
             } catch (RedisNoScriptException impossible) {
-                throw unavailable(script, key, impossible);
+                throw unavailable(script, keys, impossible);
             }
         }
     }
 
-    private <T> T get(RedisFuture<T> future, long deadline, LuaScript script, byte[] key) {
+    private <T> T get(RedisFuture<T> future, long deadline, LuaScript script, byte[][] keys) {
         try {
             return future.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
         } catch (TimeoutException e) {
             future.cancel(false);
-            throw new StoreUnavailableException("Redis did not answer " + script + " on " + describe(key)
+            throw new StoreUnavailableException("Redis did not answer " + script + " on " + describe(keys)
                     + " within " + timeout, e);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             future.cancel(false);
             throw new StoreUnavailableException("interrupted while waiting for Redis (" + script + " on "
-                    + describe(key) + ")", e);
+                    + describe(keys) + ")", e);
         } catch (ExecutionException e) {
             if (e.getCause() instanceof RedisNoScriptException noScript) {
                 throw noScript;
             }
-            throw unavailable(script, key, e.getCause() == null ? e : e.getCause());
+            throw unavailable(script, keys, e.getCause() == null ? e : e.getCause());
         } catch (RuntimeException e) {
             // A cancelled future, or a failure raised while waiting.
-            throw unavailable(script, key, e);
+            throw unavailable(script, keys, e);
         }
     }
 
-    private static StoreUnavailableException unavailable(LuaScript script, byte[] key, Throwable cause) {
-        return new StoreUnavailableException("Redis failed " + script + " on " + describe(key) + ": " + cause, cause);
+    private static StoreUnavailableException unavailable(LuaScript script, byte[][] keys, Throwable cause) {
+        return new StoreUnavailableException("Redis failed " + script + " on " + describe(keys) + ": " + cause, cause);
     }
 
-    private static String describe(byte[] key) {
-        return new String(key, StandardCharsets.UTF_8);
+    /** The key, or the first key and how many more (a batch may hold hundreds). */
+    private static String describe(byte[][] keys) {
+        String first = new String(keys[0], StandardCharsets.UTF_8);
+        return keys.length == 1 ? first : first + " and " + (keys.length - 1) + " more keys";
     }
 }
