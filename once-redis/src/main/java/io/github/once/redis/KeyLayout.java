@@ -6,8 +6,8 @@ import java.nio.charset.StandardCharsets;
 import java.util.regex.Pattern;
 
 /**
- * Redis key names: {@code <prefix>{<namespace>:<storageId>}}. Each record is one key, so every operation touches
- * one key and Redis Cluster never sees a cross-slot call. The braces make the cluster slot follow the namespace and
+ * Redis key names: {@code <prefix>{<namespace>:<storageId>}}. Each record is one key, so every single operation
+ * touches one key and Redis Cluster never sees a cross-slot call (batches touch several keys only on a single Redis). The braces make the cluster slot follow the namespace and
  * id rather than the shared prefix. Key names are injective: the prefix is fixed, a namespace has no colon, and
  * {@link IdempotencyKey#storageId()} is unique per id; an id holding braces can only move its key to another slot,
  * never onto another record's key.
