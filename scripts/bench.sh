@@ -2,7 +2,7 @@
 # Runs Once's benchmarks against the local RabbitMQ, Redis and PostgreSQL and writes the results to
 # once-bench/target/bench/ (docs/benchmarks.md holds a measured copy).
 #
-#   scripts/bench.sh          quick: 5,000 messages per run, 2 repetitions, short JMH (under 10 minutes)
+#   scripts/bench.sh          quick: 5,000 messages per run, 2 repetitions, short JMH
 #   scripts/bench.sh medium   30,000 messages per run, 3 repetitions, shorter JMH with 1 and 4 threads (about 25 min)
 #   scripts/bench.sh full     100,000 messages per run, 3 repetitions, full JMH with 1 and 4 threads
 #
