@@ -9,14 +9,13 @@ import io.github.once.spi.ClaimResult;
 import io.github.once.spi.Completion;
 import io.github.once.spi.Lease;
 
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Proxy;
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicInteger;
 import javax.sql.DataSource;
@@ -51,7 +50,8 @@ class JdbcCompleteAllTest {
             pool = db().pool("TRANSACTION_READ_COMMITTED", true);
             store = JdbcIdempotencyStore.builder(pool).tableName(TestDb.randomTable("once_done"))
                     .createTableIfMissing(true).build();
-            counted = JdbcIdempotencyStore.builder(counting(pool, statements)).tableName(store.tableName()).build();
+            counted = JdbcIdempotencyStore.builder(CountingDataSource.counting(pool, Map.of("prepareStatement", statements)))
+                    .tableName(store.tableName()).build();
             namespace = "ca" + UUID.randomUUID().toString().replace("-", "").substring(0, 16);
         }
 
@@ -157,32 +157,6 @@ class JdbcCompleteAllTest {
 
     static byte[] bytes(String s) {
         return s.getBytes(StandardCharsets.UTF_8);
-    }
-
-    /** Wraps a data source so that every statement its connections prepare is counted. */
-    static DataSource counting(DataSource target, AtomicInteger prepared) {
-        return (DataSource) Proxy.newProxyInstance(DataSource.class.getClassLoader(), new Class<?>[]{DataSource.class},
-                (proxy, method, args) -> {
-                    Object result = invoke(target, method, args);
-                    if (result instanceof Connection c) {
-                        return Proxy.newProxyInstance(Connection.class.getClassLoader(), new Class<?>[]{Connection.class},
-                                (p, m, a) -> {
-                                    if (m.getName().equals("prepareStatement")) {
-                                        prepared.incrementAndGet();
-                                    }
-                                    return invoke(c, m, a);
-                                });
-                    }
-                    return result;
-                });
-    }
-
-    private static Object invoke(Object target, java.lang.reflect.Method method, Object[] args) throws Throwable {
-        try {
-            return method.invoke(target, args);
-        } catch (InvocationTargetException e) {
-            throw e.getCause();
-        }
     }
 
     @Nested

@@ -14,9 +14,6 @@ import io.github.once.Task;
 import io.github.once.spi.ClaimRequest;
 import io.github.once.spi.ClaimResult;
 
-import java.lang.reflect.InvocationTargetException;
-import java.lang.reflect.Method;
-import java.lang.reflect.Proxy;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
@@ -335,7 +332,8 @@ class TransactionalIdempotencyTest {
         void batchWithoutFailureTakesNoSavepoint() throws Exception {
             AtomicInteger savepoints = new AtomicInteger();
             AtomicInteger commits = new AtomicInteger();
-            JdbcIdempotencyStore counted = JdbcIdempotencyStore.builder(countingSavepoints(pool, savepoints, commits))
+            JdbcIdempotencyStore counted = JdbcIdempotencyStore.builder(
+                            CountingDataSource.counting(pool, Map.of("setSavepoint", savepoints, "commit", commits)))
                     .tableName(store.tableName()).build();
             TransactionalIdempotency batched = TransactionalIdempotency.builder(counted)
                     .config(IdempotencyConfig.custom().leaseDuration(Duration.ofSeconds(30)).build()).build();
@@ -360,7 +358,8 @@ class TransactionalIdempotencyTest {
         void twoOfTwentyFail() throws Exception {
             AtomicInteger savepoints = new AtomicInteger();
             AtomicInteger commits = new AtomicInteger();
-            JdbcIdempotencyStore counted = JdbcIdempotencyStore.builder(countingSavepoints(pool, savepoints, commits))
+            JdbcIdempotencyStore counted = JdbcIdempotencyStore.builder(
+                            CountingDataSource.counting(pool, Map.of("setSavepoint", savepoints, "commit", commits)))
                     .tableName(store.tableName()).build();
             TransactionalIdempotency batched = TransactionalIdempotency.builder(counted)
                     .config(IdempotencyConfig.custom().leaseDuration(Duration.ofSeconds(30)).build()).build();
@@ -488,34 +487,6 @@ class TransactionalIdempotencyTest {
                     TestDb.count(pool, "SELECT count(*) FROM pg_stat_activity WHERE pid = " + id) == 0);
         }
     }
-    }
-
-    /** The data source's connections, counting the savepoints taken and the commits made on them. */
-    static DataSource countingSavepoints(DataSource target, AtomicInteger savepoints, AtomicInteger commits) {
-        return (DataSource) Proxy.newProxyInstance(DataSource.class.getClassLoader(), new Class<?>[]{DataSource.class},
-                (proxy, method, args) -> {
-                    Object result = invoke(target, method, args);
-                    if (result instanceof Connection c) {
-                        return Proxy.newProxyInstance(Connection.class.getClassLoader(), new Class<?>[]{Connection.class},
-                                (p, m, a) -> {
-                                    if (m.getName().equals("setSavepoint")) {
-                                        savepoints.incrementAndGet();
-                                    } else if (m.getName().equals("commit")) {
-                                        commits.incrementAndGet();
-                                    }
-                                    return invoke(c, m, a);
-                                });
-                    }
-                    return result;
-                });
-    }
-
-    private static Object invoke(Object target, Method method, Object[] args) throws Throwable {
-        try {
-            return method.invoke(target, args);
-        } catch (InvocationTargetException e) {
-            throw e.getCause();
-        }
     }
 
     @Nested
