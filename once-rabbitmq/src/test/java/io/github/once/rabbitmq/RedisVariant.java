@@ -11,12 +11,11 @@ import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 
 /** Redis records (one store connection per executor, as separate processes would have); effects in a map. */
-final class RedisVariant implements StoreVariant {
+final class RedisVariant extends LedgerVariant {
     private final String uri;
     private final String prefix = "once-test-" + UUID.randomUUID().toString().substring(0, 8) + ":";
     private final Map<IdempotentExecutor, RedisIdempotencyStore> stores = new ConcurrentHashMap<>();
     private final OnceListener listener;
-    final Ledger ledger = new Ledger();
 
     RedisVariant(String uri) {
         this(uri, OnceListener.NONE);
@@ -44,26 +43,6 @@ final class RedisVariant implements StoreVariant {
         if (store != null) {
             store.close();
         }
-    }
-
-    @Override
-    public void effect(String id, DeliveryContext context) {
-        ledger.record(id);
-    }
-
-    @Override
-    public int effects(String id) {
-        return ledger.count(id);
-    }
-
-    @Override
-    public long totalEffects() {
-        return ledger.total();
-    }
-
-    @Override
-    public long distinctEffects() {
-        return ledger.distinct();
     }
 
     @Override
