@@ -1,0 +1,2 @@
+/** The {@code once demo} trap matrix; not a library API. */
+package io.github.once.cli.demo;

@@ -1,0 +1,2 @@
+/** The {@code once} command; not a library API. */
+package io.github.once.cli;

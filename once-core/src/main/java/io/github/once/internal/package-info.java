@@ -1,0 +1,2 @@
+/** Not an API: helpers of once-core itself. Other modules never import this package (ModuleBoundariesTest checks it). */
+package io.github.once.internal;
