@@ -56,8 +56,8 @@ class JsonFingerprintTest {
         assertThat(order.of(json("{\"order\":{\"lines\":[{\"qty\":2.0,\"sku\":\"a\"}],\"id\":1},\"at\":5}")))
                 .isEqualTo(first);
         // Array order is content.
-        assertThat(order.of(json("{\"order\":{\"id\":1,\"lines\":[{\"sku\":\"a\",\"qty\":2},{\"sku\":\"b\"}]}}")))
-                .isNotEqualTo(order.of(json("{\"order\":{\"id\":1,\"lines\":[{\"sku\":\"b\"},{\"sku\":\"a\",\"qty\":2}]}}")));
+        assertThat(order.of(json("{\"order\":{\"lines\":[{\"sku\":\"a\"},{\"sku\":\"b\"}]}}")))
+                .isNotEqualTo(order.of(json("{\"order\":{\"lines\":[{\"sku\":\"b\"},{\"sku\":\"a\"}]}}")));
         assertThat(JsonFingerprint.fields("/order/id").of(json("{\"order\":{\"id\":1,\"x\":2}}")))
                 .isEqualTo(JsonFingerprint.fields("/order/id").of(json("{\"order\":{\"x\":3,\"id\":1}}")));
     }
@@ -67,7 +67,8 @@ class JsonFingerprintTest {
         assertThat(of("not json")).isEqualTo(PayloadFingerprint.SHA_256.of(json("not json")));
         assertThat(orderAndAmount.of(new byte[0])).isEqualTo(PayloadFingerprint.SHA_256.of(new byte[0]));
         // Read only up to the chosen fields: what follows them does not matter.
-        assertThat(of("{\"order_id\":42,\"amount\":\"9.99\", broken")).isEqualTo(of("{\"order_id\":42,\"amount\":\"9.99\"}"));
+        assertThat(of("{\"order_id\":42,\"amount\":\"9.99\", broken"))
+                .isEqualTo(of("{\"order_id\":42,\"amount\":\"9.99\"}"));
         assertThat(orderAndAmount).hasToString("JsonFingerprint.fields(/order_id, /amount)");
         assertThatThrownBy(() -> JsonFingerprint.fields("/a", "/a/b")).isInstanceOf(IllegalArgumentException.class);
     }
@@ -77,7 +78,8 @@ class JsonFingerprintTest {
         try (Idempotency once = Idempotency.builder(InMemoryIdempotencyStore.create())
                 .config(IdempotencyConfig.custom().fingerprint(orderAndAmount).build()).build()) {
             IdempotencyKey key = IdempotencyKey.of("orders", "42");
-            once.execute(key, json("{\"order_id\":42,\"amount\":\"9.99\",\"sent_at\":1}"), ResultCodec.none(), ctx -> null);
+            once.execute(key, json("{\"order_id\":42,\"amount\":\"9.99\",\"sent_at\":1}"), ResultCodec.none(),
+                    ctx -> null);
 
             Outcome<Void> resent = once.execute(key, json("{\"sent_at\":2,\"amount\":\"9.99\",\"order_id\":42}"),
                     ResultCodec.none(), ctx -> null);

@@ -81,7 +81,8 @@ class KeyExtractorTest {
         // Broken before the id, or before an earlier choice is settled: not JSON.
         assertThat(detail(jsonBody("order_id"), body("{\"x\":, \"order_id\":\"o-1\"}")))
                 .startsWith("body is not JSON: ");
-        assertThat(detail(usual, body("{\"id\":\"i\", oops"))).startsWith("message_id property is absent; body is not JSON");
+        assertThat(detail(usual, body("{\"id\":\"i\", oops")))
+                .startsWith("message_id property is absent; body is not JSON");
     }
 
     @Test
@@ -140,15 +141,18 @@ class KeyExtractorTest {
 
     @Test
     void ownExtractorsCanGiveTheirReasons() {
-        KeyExtractor tenant = KeyExtractor.of(delivery -> delivery.getProperties().getAppId() == null
-                ? KeyLookup.missing("app_id property is absent") : KeyLookup.found(delivery.getProperties().getAppId()));
+        KeyExtractor tenant = KeyExtractor.of(delivery -> {
+            String app = delivery.getProperties().getAppId();
+            return app == null ? KeyLookup.missing("app_id property is absent") : KeyLookup.found(app);
+        });
         KeyExtractor failing = KeyExtractor.of(delivery -> {
             throw new IllegalArgumentException("bad");
         });
 
         assertThat(detail(tenant.orElse(jsonBody("id")), body("{}")))
                 .isEqualTo("app_id property is absent; body field id is absent");
-        assertThat(detail(failing, body("{}"))).isEqualTo("key extractor failed: java.lang.IllegalArgumentException: bad");
+        assertThat(detail(failing, body("{}")))
+                .isEqualTo("key extractor failed: java.lang.IllegalArgumentException: bad");
         assertThat(detail(KeyExtractor.of(delivery -> null), body("{}"))).isEqualTo("key extractor returned no lookup");
     }
 
