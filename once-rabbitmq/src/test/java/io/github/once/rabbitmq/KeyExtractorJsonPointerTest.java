@@ -1,6 +1,8 @@
 package io.github.once.rabbitmq;
 
 import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.CsvSource;
 
 import static io.github.once.rabbitmq.KeyExtractor.jsonBody;
 import static io.github.once.rabbitmq.KeyExtractor.jsonPointer;
@@ -53,20 +55,18 @@ class KeyExtractorJsonPointerTest {
                 .isEqualTo("body field order_id is absent; body field /order/id is absent");
     }
 
-    @Test
-    void detailsSayWhereThePathBrokeOff() {
-        KeyExtractor orderId = jsonPointer("/order/id");
-        assertThat(detail(orderId, body("{\"sku\":1}")))
-                .isEqualTo("body field /order/id is absent (there is no /order)");
-        assertThat(detail(orderId, body("{\"order\":\"o-1\"}")))
-                .isEqualTo("body field /order/id is absent (/order is a string, not an object)");
-        assertThat(detail(orderId, body("{\"order\":[1]}")))
-                .isEqualTo("body field /order/id is absent (/order is an array, not an object)");
-        assertThat(detail(orderId, body("{\"order\":{\"id\":null}}"))).isEqualTo("body field /order/id is null");
-        assertThat(detail(jsonPointer("/items/2/sku"), body("{\"items\":[{\"sku\":1}]}")))
-                .isEqualTo("body field /items/2/sku is absent (there is no /items/2)");
-        assertThat(detail(jsonPointer("/items/0/sku"), body("{\"items\":7}")))
-                .isEqualTo("body field /items/0/sku is absent (/items is a number, not an object or array)");
+    @ParameterizedTest(name = "{0} in {1}")
+    @CsvSource(delimiter = '|', value = {
+            "/order/id | {\"sku\":1} | body field /order/id is absent (there is no /order)",
+            "/order/id | {\"order\":\"o-1\"} | body field /order/id is absent"
+                    + " (/order is a string, not an object)",
+            "/order/id | {\"order\":[1]} | body field /order/id is absent (/order is an array, not an object)",
+            "/order/id | {\"order\":{\"id\":null}} | body field /order/id is null",
+            "/items/2/sku | {\"items\":[{\"sku\":1}]} | body field /items/2/sku is absent (there is no /items/2)",
+            "/items/0/sku | {\"items\":7} | body field /items/0/sku is absent"
+                    + " (/items is a number, not an object or array)"})
+    void detailsSayWhereThePathBrokeOff(String pointer, String body, String detail) {
+        assertThat(detail(jsonPointer(pointer), body(body))).isEqualTo(detail);
     }
 
     @Test
