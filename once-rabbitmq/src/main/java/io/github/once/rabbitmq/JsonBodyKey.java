@@ -42,37 +42,41 @@ final class JsonBodyKey implements JsonPaths.Visitor {
 
     @Override
     public boolean value(int path, JsonParser parser) throws IOException {
-        results[path] = read(parser, "body field " + paths.label(path));
+        results[path] = read(parser, path);
         return decided();
     }
 
     @Override
     public boolean missing(int path, String why) {
-        results[path] = KeyLookup.missing("body field " + paths.label(path) + " is absent"
-                + (why == null ? "" : " (" + why + ")"));
+        results[path] = field(path, why == null ? "is absent" : "is absent (" + why + ")");
         return decided();
     }
 
-    private static KeyLookup read(JsonParser parser, String field) throws IOException {
+    /** The id at this path, the detail built only when there is none (this is the hot path). */
+    private KeyLookup read(JsonParser parser, int path) throws IOException {
         JsonToken token = parser.currentToken();
         switch (token) {
             case VALUE_STRING: {
                 String id = parser.getText();
-                return id.isBlank() ? KeyLookup.missing(field + " is blank") : KeyLookup.found(id);
+                return id.isBlank() ? field(path, "is blank") : KeyLookup.found(id);
             }
             case VALUE_NUMBER_INT:
             case VALUE_NUMBER_FLOAT:
                 try {
                     return KeyLookup.found(CanonicalNumber.of(parser));
                 } catch (NumberFormatException e) {
-                    return KeyLookup.missing(field + " is a number whose exponent is out of range");
+                    return field(path, "is a number whose exponent is out of range");
                 }
             case VALUE_NULL:
-                return KeyLookup.missing(field + " is null");
+                return field(path, "is null");
             default:
                 parser.skipChildren();
-                return KeyLookup.missing(field + " is " + JsonPaths.kind(token) + ", not a string or number");
+                return field(path, "is " + JsonPaths.kind(token) + ", not a string or number");
         }
+    }
+
+    private KeyLookup field(int path, String what) {
+        return KeyLookup.missing("body field " + paths.label(path) + " " + what);
     }
 
     private boolean decided() {
@@ -94,8 +98,7 @@ final class JsonBodyKey implements JsonPaths.Visitor {
             if (result instanceof KeyLookup.Found) {
                 return result;
             }
-            details.add(result == null ? "body field " + paths.label(i) + " is absent"
-                    : ((KeyLookup.Missing) result).detail());
+            details.add(((KeyLookup.Missing) (result == null ? field(i, "is absent") : result)).detail());
         }
         return KeyLookup.missing(String.join("; ", details));
     }
