@@ -11,6 +11,8 @@ public final class OnceHeaders {
     public static final String REASON = "x-once-reason";
     /** On a dead-lettered message: the last handler error, {@code class: message}, truncated. */
     public static final String ERROR = "x-once-error";
+    /** On a message dead-lettered as {@code missing-key}: why, such as {@code body field order_id is null}. */
+    public static final String DETAIL = "x-once-detail";
     /** On a dead-lettered message: how many attempts were made. */
     public static final String ATTEMPTS = "x-once-attempts";
     /** The exchange the message was first published to (kept across moves). */

@@ -21,7 +21,8 @@ import java.util.function.Supplier;
  * Publishes messages that a consumer can recognise when they arrive twice: every message gets a stable
  * {@code message_id} (a time-ordered UUID, or the business key the caller sets), is persistent and mandatory,
  * and is confirmed by the broker. When a confirm is negative, late or lost with the connection, the message is
- * sent again with the <em>same</em> ID, so the producer re-send of the seed becomes a harmless duplicate.
+ * sent again with the <em>same</em> ID, so a producer's re-send becomes a harmless duplicate. An
+ * {@link OutboundMessage} has its ID from its creation, so publishing the same object twice is one message too.
  *
  * <pre>{@code
  * try (OncePublisher publisher = OncePublisher.builder(connection).build()) {
@@ -65,9 +66,13 @@ public final class OncePublisher implements AutoCloseable {
         return new UUID(msb, lsb).toString();
     }
 
-    /** Publishes {@code body} with a new message ID, and returns that ID once the broker confirmed it. */
+    /**
+     * Publishes {@code body} as a new message, with an ID from {@link Builder#messageIds}, and returns that ID
+     * once the broker confirmed it.
+     */
     public String publish(String exchange, String routingKey, byte[] body) {
-        return publish(OutboundMessage.of(exchange, routingKey, body));
+        return publish(new OutboundMessage(exchange, routingKey,
+                new AMQP.BasicProperties.Builder().messageId(messageIds.get()).build(), body));
     }
 
     /**
@@ -164,9 +169,7 @@ public final class OncePublisher implements AutoCloseable {
 
     private OutboundMessage stamp(OutboundMessage m) {
         AMQP.BasicProperties p = m.properties();
-        String id = p.getMessageId() == null || p.getMessageId().isBlank() ? messageIds.get() : p.getMessageId();
         AMQP.BasicProperties stamped = p.builder()
-                .messageId(id)
                 .deliveryMode(2)
                 .timestamp(p.getTimestamp() == null ? new java.util.Date() : p.getTimestamp())
                 .build();
@@ -238,7 +241,11 @@ public final class OncePublisher implements AutoCloseable {
             return this;
         }
 
-        /** Where new message IDs come from. Default {@link OncePublisher#newMessageId()}. */
+        /**
+         * Where the IDs of messages published with {@link OncePublisher#publish(String, String, byte[])} come
+         * from. Default {@link OncePublisher#newMessageId()}. An {@link OutboundMessage} has its ID from its
+         * creation.
+         */
         public Builder messageIds(Supplier<String> messageIds) {
             this.messageIds = Objects.requireNonNull(messageIds, "messageIds");
             return this;

@@ -1,5 +1,6 @@
 package io.github.once.rabbitmq;
 
+import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
@@ -63,6 +64,41 @@ class OncePublisherTest {
         assertThat(got).extracting(r -> r.getProps().getMessageId()).containsExactly(first, second, business);
         assertThat(got).allSatisfy(r -> assertThat(r.getProps().getDeliveryMode()).isEqualTo(2));
         assertThat(publisher.outstanding()).isEmpty();
+    }
+
+    @Test
+    void theSameMessagePublishedTwiceIsTwoCopiesWithOneMessageId() throws Exception {
+        declareQueue(null);
+        OncePublisher publisher = rabbit.track(OncePublisher.builder(rabbit.connect()).build());
+        OutboundMessage order = OutboundMessage.of("", rabbit.queue,
+                "{\"order_id\":1}".getBytes(StandardCharsets.UTF_8));
+
+        String first = publisher.publish(order);
+        String again = publisher.publish(order);
+        List<String> batch = publisher.publishAll(List.of(order, order));
+
+        assertThat(first).isEqualTo(order.messageId()).isEqualTo(again);
+        assertThat(UUID.fromString(first).version()).isEqualTo(7);
+        assertThat(batch).containsExactly(first, first);
+        List<GetResponse> got = rabbit.drain(rabbit.queue);
+        assertThat(got).hasSize(4).extracting(r -> r.getProps().getMessageId()).containsOnly(first);
+        // Two messages made apart are two messages, even with the same body.
+        String other = publisher.publish(OutboundMessage.of("", rabbit.queue, order.body()));
+        assertThat(other).isNotEqualTo(first);
+    }
+
+    @Test
+    void everyCopyOfAMessageKeepsItsId() {
+        OutboundMessage message = OutboundMessage.of("", "q", new byte[] {1});
+        String id = message.messageId();
+        assertThat(id).isNotBlank();
+        AMQP.BasicProperties typed = new AMQP.BasicProperties.Builder().type("order.created").build();
+        assertThat(message.withProperties(typed).messageId()).isEqualTo(id);
+        assertThat(message.withProperties(typed).properties().getType()).isEqualTo("order.created");
+        assertThat(message.withMessageId("order-1").messageId()).isEqualTo("order-1");
+        assertThat(new OutboundMessage("", "q", typed, null).messageId()).isNotBlank().isNotEqualTo(id);
+        assertThatThrownBy(() -> message.withMessageId(" ")).isInstanceOf(IllegalArgumentException.class)
+                .hasMessageContaining("messageId");
     }
 
     @Test

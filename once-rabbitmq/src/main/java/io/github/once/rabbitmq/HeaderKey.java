@@ -1,0 +1,77 @@
+package io.github.once.rabbitmq;
+
+import com.rabbitmq.client.Delivery;
+import com.rabbitmq.client.LongString;
+
+import java.math.BigDecimal;
+import java.nio.ByteBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.StandardCharsets;
+import java.util.Date;
+import java.util.List;
+import java.util.Map;
+
+/** An id from a header: text, UTF-8 bytes or a number; anything else is named in the reason. */
+final class HeaderKey {
+    private HeaderKey() {
+    }
+
+    static KeyLookup lookup(Delivery delivery, String name) {
+        Map<String, Object> headers = delivery.getProperties().getHeaders();
+        if (headers == null || !headers.containsKey(name)) {
+            return KeyLookup.missing("header " + name + " is absent");
+        }
+        Object value = headers.get(name);
+        String text;
+        if (value instanceof String || value instanceof LongString) {
+            text = value.toString();
+        } else if (value instanceof byte[] bytes) {
+            try {
+                // Strict: lenient decoding would turn different bytes into the same replacement characters.
+                text = StandardCharsets.UTF_8.newDecoder().decode(ByteBuffer.wrap(bytes)).toString();
+            } catch (CharacterCodingException e) {
+                return KeyLookup.missing("header " + name + " is bytes that are not UTF-8 text");
+            }
+        } else if (value instanceof Number number) {
+            return number(name, number);
+        } else {
+            return KeyLookup.missing("header " + name + " is " + kind(value) + ", not text or a number");
+        }
+        return text.isBlank() ? KeyLookup.missing("header " + name + " is blank") : KeyLookup.found(text);
+    }
+
+    private static KeyLookup number(String name, Number number) {
+        BigDecimal value;
+        if (number instanceof Double || number instanceof Float) {
+            double d = number.doubleValue();
+            if (!Double.isFinite(d)) {
+                return KeyLookup.missing("header " + name + " is " + d + ", not a finite number");
+            }
+            value = new BigDecimal(number.toString());
+        } else if (number instanceof BigDecimal decimal) {
+            value = decimal;
+        } else {
+            value = new BigDecimal(number.toString()); // byte, short, int, long, BigInteger
+        }
+        return KeyLookup.found(CanonicalNumber.of(value));
+    }
+
+    private static String kind(Object value) {
+        if (value == null) {
+            return "null";
+        }
+        if (value instanceof Boolean) {
+            return "a boolean";
+        }
+        if (value instanceof Map) {
+            return "a table";
+        }
+        if (value instanceof List) {
+            return "an array";
+        }
+        if (value instanceof Date) {
+            return "a timestamp";
+        }
+        return "a " + value.getClass().getSimpleName();
+    }
+}
