@@ -19,6 +19,7 @@ import java.time.Duration;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.ToDoubleFunction;
 
 /**
  * The meters of one consumer, fed through {@link ConsumerListener}. Counters are registered at zero for the
@@ -83,8 +84,11 @@ public final class ConsumerMeters implements ConsumerListener {
 
     /** Adds the gauge of {@code consumer}'s deliveries in flight (held weakly, like every gauge). */
     public ConsumerMeters watch(OnceConsumer consumer) {
-        Objects.requireNonNull(consumer, "consumer");
-        Gauge.builder("once.consumer.in.flight", consumer, OnceConsumer::inFlight)
+        return inFlight(Objects.requireNonNull(consumer, "consumer"), OnceConsumer::inFlight);
+    }
+
+    <T> ConsumerMeters inFlight(T source, ToDoubleFunction<T> deliveries) {
+        Gauge.builder("once.consumer.in.flight", source, deliveries)
                 .description("Deliveries received and not yet settled")
                 .tags("queue", queue, "namespace", namespace)
                 .register(registry);
