@@ -97,8 +97,9 @@ class ConsumerMetersTest {
     @Test
     void aStoreOutagePausesAndResumesAndTheTimePausedIsCounted() throws Exception {
         try (Rabbit rabbit = new Rabbit(ONE_ATTEMPT)) {
-            SwitchableStore store = new SwitchableStore(InMemoryIdempotencyStore.create());
-            Idempotency once = rabbit.track(Idempotency.builder(store).listener(meters.executor(rabbit.queue)).build());
+            StoreClock store = new StoreClock();
+            Idempotency once = rabbit.track(Idempotency.builder(InMemoryIdempotencyStore.builder().clock(store).build())
+                    .listener(meters.executor(rabbit.queue)).build());
             start(rabbit, once);
             String q = rabbit.queue;
 

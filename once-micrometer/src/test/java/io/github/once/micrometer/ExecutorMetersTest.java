@@ -16,10 +16,8 @@ import io.micrometer.core.instrument.Tag;
 import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
 
 import java.nio.charset.StandardCharsets;
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneOffset;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.TimeUnit;
@@ -96,7 +94,7 @@ class ExecutorMetersTest {
 
     @Test
     void everyOtherOutcomeIsCountedUnderItsName() {
-        MutableClock clock = new MutableClock();
+        StoreClock clock = new StoreClock();
         InMemoryIdempotencyStore store = InMemoryIdempotencyStore.builder().clock(clock).build();
         Idempotency once = executor(store, IdempotencyConfig.custom().leaseDuration(Duration.ofSeconds(30)).build());
 
@@ -152,9 +150,10 @@ class ExecutorMetersTest {
         once.execute(task("first"));
         assertThatThrownBy(() -> once.execute(task("second"))).isInstanceOf(io.github.once.StoreFullException.class);
 
-        SwitchableStore down = new SwitchableStore(InMemoryIdempotencyStore.create());
-        down.down(true);
-        Idempotency unreachable = Idempotency.builder(down).listener(meters.executor("orders")).build();
+        StoreClock clock = new StoreClock();
+        clock.down(true);
+        Idempotency unreachable = Idempotency.builder(InMemoryIdempotencyStore.builder().clock(clock).build())
+                .listener(meters.executor("orders")).build();
         closeables.add(unreachable);
         assertThatThrownBy(() -> unreachable.execute(task("third"))).isInstanceOf(StoreUnavailableException.class);
 
@@ -228,30 +227,6 @@ class ExecutorMetersTest {
                 assertThat(tag.getValue()).as("tag %s of %s", tag.getKey(), meter.getId().getName())
                         .doesNotStartWith(idPrefix);
             }
-        }
-    }
-
-    /** A clock the test moves forward, so a lease can lapse on demand. */
-    static final class MutableClock extends Clock {
-        private final AtomicReference<Instant> now = new AtomicReference<>(Instant.parse("2030-01-01T00:00:00Z"));
-
-        void advance(Duration d) {
-            now.updateAndGet(i -> i.plus(d));
-        }
-
-        @Override
-        public Instant instant() {
-            return now.get();
-        }
-
-        @Override
-        public java.time.ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(java.time.ZoneId zone) {
-            return this;
         }
     }
 }

@@ -12,6 +12,7 @@ import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.Comparator;
+import java.util.List;
 import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
@@ -110,16 +111,25 @@ final class PrometheusServer implements AutoCloseable {
 
     @Override
     public void close() throws IOException {
-        process.destroy();
+        ProcessHandle handle = process.toHandle();
+        handle.destroy();
         try {
-            if (!process.waitFor(10, TimeUnit.SECONDS)) {
-                process.destroyForcibly().waitFor(10, TimeUnit.SECONDS);
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+            handle.onExit().orTimeout(10, TimeUnit.SECONDS).exceptionally(timeout -> {
+                handle.destroyForcibly();
+                return handle;
+            }).join();
+        } finally {
+            deleteTree(dir);
         }
-        try (Stream<Path> files = Files.walk(dir)) {
-            files.sorted(Comparator.reverseOrder()).forEach(p -> p.toFile().delete());
+    }
+
+    private static void deleteTree(Path root) throws IOException {
+        List<Path> paths;
+        try (Stream<Path> walk = Files.walk(root)) {
+            paths = walk.sorted(Comparator.reverseOrder()).toList();
+        }
+        for (Path p : paths) {
+            Files.deleteIfExists(p);
         }
     }
 }

@@ -55,9 +55,10 @@ final class Rabbit implements AutoCloseable {
 
     @Override
     public void close() throws Exception {
-        for (int i = closeables.size() - 1; i >= 0; i--) {
+        while (!closeables.isEmpty()) {
+            AutoCloseable last = closeables.remove(closeables.size() - 1);
             try {
-                closeables.get(i).close();
+                last.close(); // the latest first: Prometheus, then the endpoint, the consumer, the executor
             } catch (Exception e) {
                 // clean-up continues
             }

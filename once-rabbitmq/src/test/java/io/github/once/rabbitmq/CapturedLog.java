@@ -9,14 +9,14 @@ import org.slf4j.Marker;
 import org.slf4j.event.KeyValuePair;
 import org.slf4j.event.Level;
 import org.slf4j.event.LoggingEvent;
-import org.slf4j.helpers.AbstractLogger;
+import org.slf4j.helpers.LegacyAbstractLogger;
 import org.slf4j.spi.LoggingEventAware;
 
 /**
  * An SLF4J logger that keeps every line with its key-value pairs, for tests to read. SLF4J's fluent API hands a
  * {@link LoggingEventAware} logger the whole event, pairs included, whatever binding the tests run with.
  */
-final class CapturedLog extends AbstractLogger implements LoggingEventAware {
+final class CapturedLog extends LegacyAbstractLogger implements LoggingEventAware {
 
     record Line(Level level, String message, Map<String, Object> pairs, Throwable cause) {
         Object get(String key) {
@@ -72,48 +72,28 @@ final class CapturedLog extends AbstractLogger implements LoggingEventAware {
         return enabled(Level.TRACE);
     }
 
-    @Override
-    public boolean isTraceEnabled(Marker marker) {
-        return isTraceEnabled();
-    }
 
     @Override
     public boolean isDebugEnabled() {
         return enabled(Level.DEBUG);
     }
 
-    @Override
-    public boolean isDebugEnabled(Marker marker) {
-        return isDebugEnabled();
-    }
 
     @Override
     public boolean isInfoEnabled() {
         return enabled(Level.INFO);
     }
 
-    @Override
-    public boolean isInfoEnabled(Marker marker) {
-        return isInfoEnabled();
-    }
 
     @Override
     public boolean isWarnEnabled() {
         return enabled(Level.WARN);
     }
 
-    @Override
-    public boolean isWarnEnabled(Marker marker) {
-        return isWarnEnabled();
-    }
 
     @Override
     public boolean isErrorEnabled() {
         return enabled(Level.ERROR);
     }
 
-    @Override
-    public boolean isErrorEnabled(Marker marker) {
-        return isErrorEnabled();
-    }
 }
