@@ -4,6 +4,7 @@ import com.rabbitmq.client.Delivery;
 
 import io.github.once.IdempotencyKey;
 import io.github.once.IdempotentExecutor;
+import io.github.once.micrometer.Listeners;
 import io.github.once.rabbitmq.ConsumerAction;
 import io.github.once.rabbitmq.ConsumerListener;
 import io.github.once.rabbitmq.OnceConsumer;
@@ -27,6 +28,12 @@ final class OnceConsumption implements Consumption {
 
     static Consumption start(Variant.Run run, IdempotentExecutor executor, boolean batchClaims,
                              AutoCloseable resources) throws Exception {
+        return start(run, executor, batchClaims, resources, ConsumerListener.NONE);
+    }
+
+    /** As above, with {@code extra} hearing the consumer too (the meters of the "with meters" variant). */
+    static Consumption start(Variant.Run run, IdempotentExecutor executor, boolean batchClaims,
+                             AutoCloseable resources, ConsumerListener extra) throws Exception {
         Meter meter = run.meter();
         long[] deliveredAt = new long[meter.capacity()];
         AtomicReference<String> unexpected = new AtomicReference<>();
@@ -52,7 +59,7 @@ final class OnceConsumption implements Consumption {
                 .channels(run.channels())
                 .batchClaims(batchClaims)
                 .topology(Topology.none())
-                .listener(listener)
+                .listener(extra == ConsumerListener.NONE ? listener : Listeners.consumer(listener, extra))
                 .handler((delivery, context) -> meter.effect());
         if (run.maxBatch() > 0) {
             builder.maxBatch(run.maxBatch());

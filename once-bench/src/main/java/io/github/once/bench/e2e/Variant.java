@@ -9,7 +9,12 @@ import io.github.once.InMemoryIdempotencyStore;
 import io.github.once.bench.OnceJdbc;
 import io.github.once.bench.Services;
 import io.github.once.jdbc.TransactionalIdempotency;
+import io.github.once.micrometer.Listeners;
+import io.github.once.micrometer.OnceMeters;
 import io.github.once.redis.RedisIdempotencyStore;
+
+import io.micrometer.prometheusmetrics.PrometheusConfig;
+import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 
 import java.time.Duration;
 import java.util.Locale;
@@ -31,6 +36,16 @@ enum Variant {
         Consumption start(Run run) throws Exception {
             InMemoryIdempotencyStore store = InMemoryIdempotencyStore.create();
             return once(run, Idempotency.builder(store).config(CONFIG).listener(run.meter().storeTimes()).build(), false, store);
+        }
+    },
+    ONCE_MEMORY_METERS("Once, in-memory store, with once-micrometer's meters on a Prometheus registry") {
+        @Override
+        Consumption start(Run run) throws Exception {
+            InMemoryIdempotencyStore store = InMemoryIdempotencyStore.create();
+            OnceMeters meters = OnceMeters.of(new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
+            IdempotentExecutor executor = Idempotency.builder(store).config(CONFIG)
+                    .listener(Listeners.executor(run.meter().storeTimes(), meters.executor(run.namespace()))).build();
+            return OnceConsumption.start(run, executor, false, store, meters.consumer(run.queue(), run.namespace()));
         }
     },
     ONCE_REDIS("Once, Redis store") {

@@ -1,0 +1,134 @@
+package io.github.once.micrometer;
+
+import io.github.once.IdempotencyKey;
+
+import io.micrometer.core.instrument.Gauge;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.TimeGauge;
+
+import java.time.Duration;
+import java.util.Objects;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Supplier;
+
+/**
+ * Binds Once to a Micrometer registry: {@link #executor(String)} gives the listener for an executor,
+ * {@link #consumer(String)} the listener for a consumer. Every meter is tagged with the key namespace (never the
+ * key) and, for the consumer's meters, the queue. The meters and their names are listed in docs/observability.md.
+ *
+ * <pre>{@code
+ * OnceMeters meters = OnceMeters.of(registry);
+ * Idempotency once = Idempotency.builder(store).listener(meters.executor("orders")).build();
+ * ConsumerMeters consumerMeters = meters.consumer("orders");
+ * OnceConsumer consumer = OnceConsumer.builder(connection, "orders", once).listener(consumerMeters)...build();
+ * consumerMeters.watch(consumer); // the in-flight gauge
+ * }</pre>
+ */
+public final class OnceMeters {
+
+    private final MeterRegistry registry;
+    private final boolean histograms;
+
+    private OnceMeters(Builder b) {
+        this.registry = b.registry;
+        this.histograms = b.histograms;
+    }
+
+    /** The defaults: percentile histograms on the store and handler timers. */
+    public static OnceMeters of(MeterRegistry registry) {
+        return custom(registry).build();
+    }
+
+    public static Builder custom(MeterRegistry registry) {
+        return new Builder(registry);
+    }
+
+    /**
+     * The listener for one executor ({@code Idempotency.builder(store).listener(...)}). Outcomes are tagged
+     * with each key's namespace; store calls, which name no key, with {@code namespace}: the namespace the
+     * executor serves (or a label of your choice for an executor shared by several).
+     */
+    public ExecutorMeters executor(String namespace) {
+        return new ExecutorMeters(registry, checkedNamespace(namespace), histograms);
+    }
+
+    /** The listener for the consumer of {@code queue} whose namespace is the queue name (the consumer's default). */
+    public ConsumerMeters consumer(String queue) {
+        return consumer(queue, queue);
+    }
+
+    /**
+     * The listener for the consumer of {@code queue}. Settled deliveries are tagged with their key's namespace;
+     * events that name no key (deliveries, pauses) with {@code namespace}.
+     */
+    public ConsumerMeters consumer(String queue, String namespace) {
+        if (queue == null || queue.isBlank()) {
+            throw new IllegalArgumentException("queue must not be blank, but was '" + queue + "'");
+        }
+        return new ConsumerMeters(registry, queue, checkedNamespace(namespace));
+    }
+
+    /**
+     * A gauge of the records in progress in {@code namespace}, read from {@code count} at every scrape: keep it
+     * cheap (a store inspector's count, or a value refreshed elsewhere). A supplier that fails reads as NaN.
+     */
+    public OnceMeters recordsInProgress(String namespace, Supplier<? extends Number> count) {
+        Objects.requireNonNull(count, "count");
+        Gauge.builder("once.store.in.progress", () -> read(count))
+                .description("Records in progress (claimed, not completed) in the store")
+                .tag("namespace", checkedNamespace(namespace))
+                .strongReference(true)
+                .register(registry);
+        return this;
+    }
+
+    /** A gauge of the age of the oldest record in progress in {@code namespace}, read at every scrape. */
+    public OnceMeters oldestInProgress(String namespace, Supplier<Duration> age) {
+        Objects.requireNonNull(age, "age");
+        TimeGauge.builder("once.store.oldest.in.progress", () -> read(() -> {
+                    Duration d = age.get();
+                    return d == null ? 0 : d.toNanos() / 1e9;
+                }), TimeUnit.SECONDS)
+                .description("Age of the oldest record in progress in the store")
+                .tag("namespace", checkedNamespace(namespace))
+                .strongReference(true)
+                .register(registry);
+        return this;
+    }
+
+    private static double read(Supplier<? extends Number> supplier) {
+        try {
+            Number n = supplier.get();
+            return n == null ? Double.NaN : n.doubleValue();
+        } catch (RuntimeException e) {
+            return Double.NaN; // the store did not answer: no value rather than a wrong one
+        }
+    }
+
+    private static String checkedNamespace(String namespace) {
+        IdempotencyKey.of(Objects.requireNonNull(namespace, "namespace"), "check"); // the key rules bound it
+        return namespace;
+    }
+
+    public static final class Builder {
+        private final MeterRegistry registry;
+        private boolean histograms = true;
+
+        private Builder(MeterRegistry registry) {
+            this.registry = Objects.requireNonNull(registry, "registry");
+        }
+
+        /**
+         * Whether the store-call and handler timers publish percentile histograms (for {@code histogram_quantile}
+         * in Prometheus). Default true; turn off to save series when percentiles are not needed.
+         */
+        public Builder percentileHistograms(boolean histograms) {
+            this.histograms = histograms;
+            return this;
+        }
+
+        public OnceMeters build() {
+            return new OnceMeters(this);
+        }
+    }
+}
