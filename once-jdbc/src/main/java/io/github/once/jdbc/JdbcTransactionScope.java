@@ -36,15 +36,20 @@ public final class JdbcTransactionScope implements ExecutionScope {
 
     private final JdbcIdempotencyStore store;
     private final RecordTable table;
+    private final String beginning;
+    private final Opening opening;
 
-    private JdbcTransactionScope(JdbcIdempotencyStore store) {
+    private JdbcTransactionScope(JdbcIdempotencyStore store, String beginning, Opening opening) {
         this.store = Objects.requireNonNull(store, "store");
         this.table = store.table();
+        this.beginning = beginning;
+        this.opening = opening;
     }
 
     /** A transaction of its own for each task or batch, on a connection from the store's data source. */
     public static JdbcTransactionScope of(JdbcIdempotencyStore store) {
-        return new JdbcTransactionScope(store);
+        return new JdbcTransactionScope(store, "beginning a transaction",
+                table -> new OwnTransactionUnit(table, Transaction.begin(table.dataSource)));
     }
 
     /** An executor builder over {@code store} with this scope: {@code Idempotency.builder(store).scope(of(store))}. */
@@ -66,22 +71,8 @@ public final class JdbcTransactionScope implements ExecutionScope {
      */
     public static ExecutionScope joining(JdbcIdempotencyStore store, Connection connection) {
         Objects.requireNonNull(connection, "connection");
-        RecordTable table = Objects.requireNonNull(store, "store").table();
-        return new ExecutionScope() {
-            @Override
-            public IdempotencyStore store() {
-                return store;
-            }
-
-            @Override
-            public Unit begin() {
-                try {
-                    return new CallerTransactionUnit(table, connection);
-                } catch (SQLException e) {
-                    throw SqlErrors.translate("joining the caller's transaction", e);
-                }
-            }
-        };
+        return new JdbcTransactionScope(store, "joining the caller's transaction",
+                table -> new CallerTransactionUnit(table, connection));
     }
 
     @Override
@@ -92,9 +83,15 @@ public final class JdbcTransactionScope implements ExecutionScope {
     @Override
     public Unit begin() {
         try {
-            return new OwnTransactionUnit(table, Transaction.begin(table.dataSource));
+            return opening.open(table);
         } catch (SQLException e) {
-            throw SqlErrors.translate("beginning a transaction", e);
+            throw SqlErrors.translate(beginning, e);
         }
+    }
+
+    /** How a unit of this scope starts. */
+    @FunctionalInterface
+    private interface Opening {
+        TransactionUnit open(RecordTable table) throws SQLException;
     }
 }

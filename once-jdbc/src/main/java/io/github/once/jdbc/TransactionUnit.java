@@ -51,21 +51,13 @@ abstract class TransactionUnit implements ExecutionScope.Unit {
             return claimAll(List.of(request)).get(0);
         }
         claimed = true;
-        try {
-            return firstClaim(request);
-        } catch (SQLException e) {
-            throw failure("claim", e, true);
-        }
+        return sql("claim", true, () -> firstClaim(request));
     }
 
     @Override
     public final List<ClaimResult> claimAll(List<ClaimRequest> requests) {
         claimed = true;
-        try {
-            return table.claims.claimAll(connection, requests);
-        } catch (SQLException e) {
-            throw failure("claim", e, true);
-        }
+        return sql("claim", true, () -> table.claims.claimAll(connection, requests));
     }
 
     @Override
@@ -91,50 +83,34 @@ abstract class TransactionUnit implements ExecutionScope.Unit {
 
     @Override
     public final ExecutionScope.Mark mark() {
-        Savepoint savepoint;
-        try {
-            savepoint = connection.setSavepoint();
-        } catch (SQLException e) {
-            throw failure("savepoint", e, false);
-        }
+        Savepoint savepoint = sql("savepoint", false, connection::setSavepoint);
         return new ExecutionScope.Mark() {
             @Override
             public void keep() {
-                try {
+                sql("release savepoint", false, () -> {
                     connection.releaseSavepoint(savepoint);
-                } catch (SQLException e) {
-                    throw failure("release savepoint", e, false);
-                }
+                    return null;
+                });
             }
 
             @Override
             public void undo() {
-                try {
+                sql("rollback to savepoint", false, () -> {
                     connection.rollback(savepoint);
-                } catch (SQLException e) {
-                    throw failure("rollback to savepoint", e, false);
-                }
+                    return null;
+                });
             }
         };
     }
 
     @Override
     public final boolean complete(Completion completion) {
-        try {
-            return recorded(completion, table.complete(connection, completion, false));
-        } catch (SQLException e) {
-            throw failure("complete", e, false);
-        }
+        return recorded(completion, sql("complete", false, () -> table.complete(connection, completion, false)));
     }
 
     @Override
     public final List<Boolean> completeAll(List<Completion> completions) {
-        List<Boolean> recorded;
-        try {
-            recorded = table.completeAll(connection, completions, false);
-        } catch (SQLException e) {
-            throw failure("completeAll", e, false);
-        }
+        List<Boolean> recorded = sql("completeAll", false, () -> table.completeAll(connection, completions, false));
         for (int i = 0; i < recorded.size(); i++) {
             recorded(completions.get(i), recorded.get(i));
         }
@@ -154,31 +130,25 @@ abstract class TransactionUnit implements ExecutionScope.Unit {
     /** Keeps a failed task's claimed row, released: the key's token counter survives and a redelivery claims at once. */
     @Override
     public final boolean release(Lease lease) {
-        try {
-            return table.release(connection, lease, false);
-        } catch (SQLException e) {
-            throw failure("release", e, false);
-        }
+        return sql("release", false, () -> table.release(connection, lease, false));
     }
 
     @Override
     public final void commit() {
         ended = true;
-        try {
+        sql("commit", false, () -> {
             commitTransaction();
-        } catch (SQLException e) {
-            throw failure("commit", e, false);
-        }
+            return null;
+        });
     }
 
     @Override
     public final void rollback() {
         ended = true;
-        try {
+        sql("rollback", false, () -> {
             rollbackTransaction();
-        } catch (SQLException e) {
-            throw failure("rollback", e, false);
-        }
+            return null;
+        });
     }
 
     @Override
@@ -191,6 +161,20 @@ abstract class TransactionUnit implements ExecutionScope.Unit {
             }
         }
         end();
+    }
+
+    /** Runs one step on the transaction's connection, its failure sorted as {@link #failure} says. */
+    private static <R> R sql(String operation, boolean claim, Step<R> step) {
+        try {
+            return step.run();
+        } catch (SQLException e) {
+            throw failure(operation, e, claim);
+        }
+    }
+
+    @FunctionalInterface
+    private interface Step<R> {
+        R run() throws SQLException;
     }
 
     /**
