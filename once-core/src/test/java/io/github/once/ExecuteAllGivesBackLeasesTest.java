@@ -127,16 +127,11 @@ class ExecuteAllGivesBackLeasesTest {
         assertThat(claimNow("g")).isInstanceOf(ClaimResult.Acquired.class);
     }
 
-    /** The in-memory store, but unreachable when completions are recorded. */
+    /** The in-memory store, but unreachable when completions are recorded (batches claim one key at a time). */
     private record FailingCompletions(IdempotencyStore store) implements IdempotencyStore {
         @Override
         public ClaimResult claim(ClaimRequest request) {
             return store.claim(request);
-        }
-
-        @Override
-        public List<ClaimResult> claimAll(List<ClaimRequest> requests) {
-            return store.claimAll(requests);
         }
 
         @Override

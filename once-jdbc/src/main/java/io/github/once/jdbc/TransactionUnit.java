@@ -87,18 +87,12 @@ abstract class TransactionUnit implements ExecutionScope.Unit {
         return new ExecutionScope.Mark() {
             @Override
             public void keep() {
-                sql("release savepoint", false, () -> {
-                    connection.releaseSavepoint(savepoint);
-                    return null;
-                });
+                act("release savepoint", () -> connection.releaseSavepoint(savepoint));
             }
 
             @Override
             public void undo() {
-                sql("rollback to savepoint", false, () -> {
-                    connection.rollback(savepoint);
-                    return null;
-                });
+                act("rollback to savepoint", () -> connection.rollback(savepoint));
             }
         };
     }
@@ -136,19 +130,13 @@ abstract class TransactionUnit implements ExecutionScope.Unit {
     @Override
     public final void commit() {
         ended = true;
-        sql("commit", false, () -> {
-            commitTransaction();
-            return null;
-        });
+        act("commit", this::commitTransaction);
     }
 
     @Override
     public final void rollback() {
         ended = true;
-        sql("rollback", false, () -> {
-            rollbackTransaction();
-            return null;
-        });
+        act("rollback", this::rollbackTransaction);
     }
 
     @Override
@@ -172,9 +160,21 @@ abstract class TransactionUnit implements ExecutionScope.Unit {
         }
     }
 
+    private static void act(String operation, Action action) {
+        sql(operation, false, () -> {
+            action.run();
+            return null;
+        });
+    }
+
     @FunctionalInterface
     private interface Step<R> {
         R run() throws SQLException;
+    }
+
+    @FunctionalInterface
+    private interface Action {
+        void run() throws SQLException;
     }
 
     /**
