@@ -1,5 +1,6 @@
 package io.github.once;
 
+import io.github.once.internal.HandlerContext;
 import io.github.once.spi.Lease;
 
 /** What a handler knows about the execution it runs in. */
@@ -14,36 +15,15 @@ public interface ExecutionContext {
     boolean leaseHeld();
 
     /**
-     * A resource the executor provides, such as the JDBC {@code java.sql.Connection} of a transactional
-     * executor.
+     * A resource of the execution's scope, such as the JDBC {@code java.sql.Connection} of once-jdbc's
+     * transactional scope.
      *
-     * @throws IllegalStateException when this executor provides no such resource
+     * @throws IllegalStateException when this execution provides no such resource
      */
     <R> R resource(Class<R> type);
 
-    /** A context with no resources, for executors that run the handler outside any transaction. */
+    /** A context with no resources, for handlers that run outside any transaction. */
     static ExecutionContext of(Lease lease, java.util.function.BooleanSupplier leaseHeld) {
-        return new ExecutionContext() {
-            @Override
-            public IdempotencyKey key() {
-                return lease.key();
-            }
-
-            @Override
-            public long fencingToken() {
-                return lease.token();
-            }
-
-            @Override
-            public boolean leaseHeld() {
-                return leaseHeld.getAsBoolean();
-            }
-
-            @Override
-            public <R> R resource(Class<R> type) {
-                throw new IllegalStateException("this executor provides no " + type.getName()
-                        + "; use a transactional executor to get one");
-            }
-        };
+        return new HandlerContext(lease, leaseHeld, type -> null);
     }
 }

@@ -1,6 +1,6 @@
 package io.github.once;
 
-import io.github.once.spi.Durations;
+import io.github.once.internal.Durations;
 
 import java.time.Duration;
 import java.util.Objects;

@@ -4,9 +4,9 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Runs handlers at most once per key to completion. {@link Idempotency} records the work in a separate step;
- * a transactional executor (once-jdbc) commits the record with the handler's own writes. Adapters depend on
- * this interface only, never on a particular store.
+ * Runs handlers at most once per key to completion. {@link Idempotency} records the work in a separate step by
+ * default, or, with once-jdbc's transactional scope, commits the record with the handler's own writes. Adapters
+ * depend on this interface only, never on a particular store.
  */
 public interface IdempotentExecutor extends AutoCloseable {
 

@@ -42,8 +42,10 @@ public sealed interface Outcome<T> {
     }
 
     /**
-     * The handler threw. The claim was released (or, if the store could not be reached, will lapse with its
-     * lease), so a redelivery can retry.
+     * The work could not be done or answered: the handler threw, the codec could not encode its result, or the
+     * stored result of a duplicate could not be decoded (written by another version, perhaps); {@code cause} is
+     * what was thrown. No completion was recorded by this execution. A claim it took was released or rolled back
+     * (or, if the store could not be reached, will lapse with its lease), so a redelivery can retry.
      */
     record Failed<T>(IdempotencyKey key, Throwable cause) implements Outcome<T> {
         public Failed {

@@ -1,6 +1,7 @@
 package io.github.once.spi;
 
 import io.github.once.IdempotencyKey;
+import io.github.once.internal.Durations;
 
 import java.time.Duration;
 import java.util.Objects;

@@ -1,7 +1,6 @@
 package io.github.once.jdbc;
 
 import io.github.once.OnceException;
-import io.github.once.spi.Durations;
 import io.github.once.spi.PurgeableStore;
 
 import java.time.Duration;
@@ -110,7 +109,7 @@ public final class JdbcPurger implements AutoCloseable {
 
         /** Time between runs (default 1 minute). */
         public Builder interval(Duration interval) {
-            this.interval = Durations.requirePositive(interval, "interval");
+            this.interval = JdbcIdempotencyStore.positive(interval, "interval");
             return this;
         }
 

@@ -44,6 +44,8 @@ final class Sql {
     /** MariaDB only: reads the renewed deadline inside the renewing transaction. */
     final String renewedDeadline;
     final String purge;
+    /** Now plus a duration in microseconds, by the database's clock. */
+    final String leaseFromNow;
 
     Sql(JdbcDialect dialect, String table) {
         this.dialect = dialect;
@@ -71,6 +73,7 @@ final class Sql {
                 purge = "DELETE FROM " + table + " AS t USING (SELECT namespace, record_key FROM " + table
                         + " WHERE expires_at <= clock_timestamp() ORDER BY expires_at LIMIT ? FOR UPDATE SKIP LOCKED) AS d"
                         + " WHERE t.namespace = d.namespace AND t.record_key = d.record_key";
+                leaseFromNow = "SELECT clock_timestamp() + ? * INTERVAL '1 microsecond'";
             }
             case MARIADB -> {
                 claimBuilder = this::mariadbClaim;
@@ -86,6 +89,7 @@ final class Sql {
                         + " AND lease_until > UTC_TIMESTAMP(6)";
                 renewedDeadline = "SELECT lease_until FROM " + table + owned;
                 purge = "DELETE FROM " + table + " WHERE expires_at <= UTC_TIMESTAMP(6) ORDER BY expires_at LIMIT ?";
+                leaseFromNow = "SELECT UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND";
             }
             case H2 -> {
                 claimBuilder = this::h2Claim;
@@ -102,6 +106,7 @@ final class Sql {
                         + " AND lease_until > CURRENT_TIMESTAMP)";
                 renewedDeadline = null;
                 purge = "DELETE FROM " + table + " WHERE expires_at <= CURRENT_TIMESTAMP FETCH FIRST ? ROWS ONLY";
+                leaseFromNow = "SELECT DATEADD(MICROSECOND, ?, CURRENT_TIMESTAMP)";
             }
             default -> throw new IllegalArgumentException("dialect: " + dialect);
         }

@@ -62,8 +62,8 @@ class JdbcPurgeTest {
             try (Connection c = pool.getConnection(); PreparedStatement ps = c.prepareStatement(insert)) {
                 c.setAutoCommit(false);
                 for (int i = 0; i < n; i++) {
-                    store.sql().bindText(ps, 1, namespace);
-                    store.sql().bindText(ps, 2, "expired-" + i);
+                    store.table().sql.bindText(ps, 1, namespace);
+                    store.table().sql.bindText(ps, 2, "expired-" + i);
                     ps.addBatch();
                     if (i % 500 == 499) {
                         ps.executeBatch();

@@ -1,6 +1,7 @@
 package io.github.once.jdbc;
 
 import com.zaxxer.hikari.HikariDataSource;
+import io.github.once.Idempotency;
 import io.github.once.IdempotencyConfig;
 import io.github.once.IdempotencyKey;
 import io.github.once.IdempotencyRecord;
@@ -76,7 +77,7 @@ class TransactionalIdempotencyTest {
         JdbcIdempotencyStore store;
         String effects;
         String namespace;
-        TransactionalIdempotency once;
+        Idempotency once;
         final AtomicInteger reported = new AtomicInteger();
 
         @BeforeEach
@@ -97,7 +98,7 @@ class TransactionalIdempotencyTest {
             store = f.store();
             effects = f.effects();
             namespace = "tx" + UUID.randomUUID().toString().replace("-", "").substring(0, 16);
-            once = TransactionalIdempotency.builder(store)
+            once = JdbcTransactionScope.executor(store)
                     .config(IdempotencyConfig.custom().leaseDuration(Duration.ofSeconds(30)).build())
                     .listener(new OnceListener() {
                         @Override
@@ -287,7 +288,7 @@ class TransactionalIdempotencyTest {
         @DisplayName("a batch records its completions with one statement; a failed task's effect and record roll back")
         void batchRecordsCompletionsInOneStatement() throws Exception {
             List<String> calls = java.util.Collections.synchronizedList(new ArrayList<>());
-            TransactionalIdempotency batched = TransactionalIdempotency.builder(store)
+            Idempotency batched = JdbcTransactionScope.executor(store)
                     .config(IdempotencyConfig.custom().leaseDuration(Duration.ofSeconds(30)).build())
                     .listener(new OnceListener() {
                         @Override
@@ -335,7 +336,7 @@ class TransactionalIdempotencyTest {
             JdbcIdempotencyStore counted = JdbcIdempotencyStore.builder(
                             CountingDataSource.counting(pool, Map.of("setSavepoint", savepoints, "commit", commits)))
                     .tableName(store.tableName()).build();
-            TransactionalIdempotency batched = TransactionalIdempotency.builder(counted)
+            Idempotency batched = JdbcTransactionScope.executor(counted)
                     .config(IdempotencyConfig.custom().leaseDuration(Duration.ofSeconds(30)).build()).build();
             List<Task<String>> batch = new ArrayList<>();
             for (int i = 0; i < 20; i++) {
@@ -361,7 +362,7 @@ class TransactionalIdempotencyTest {
             JdbcIdempotencyStore counted = JdbcIdempotencyStore.builder(
                             CountingDataSource.counting(pool, Map.of("setSavepoint", savepoints, "commit", commits)))
                     .tableName(store.tableName()).build();
-            TransactionalIdempotency batched = TransactionalIdempotency.builder(counted)
+            Idempotency batched = JdbcTransactionScope.executor(counted)
                     .config(IdempotencyConfig.custom().leaseDuration(Duration.ofSeconds(30)).build()).build();
             List<Integer> failing = List.of(5, 13);
             int[] runs = new int[20];
@@ -416,12 +417,12 @@ class TransactionalIdempotencyTest {
             IdempotencyKey key = key("caller");
             try (Connection c = pool.getConnection()) {
                 c.setAutoCommit(false);
-                assertThat(once.execute(c, effectTask(key, "in caller tx"))).isInstanceOf(Outcome.Processed.class);
+                assertThat(once.execute(JdbcTransactionScope.joining(store, c), effectTask(key, "in caller tx"))).isInstanceOf(Outcome.Processed.class);
                 c.rollback();
                 assertThat(effectsOf(key)).isZero();
                 assertThat(store.find(key)).isEmpty();
 
-                assertThat(once.execute(c, effectTask(key, "in caller tx"))).isInstanceOf(Outcome.Processed.class);
+                assertThat(once.execute(JdbcTransactionScope.joining(store, c), effectTask(key, "in caller tx"))).isInstanceOf(Outcome.Processed.class);
                 assertThat(c.getAutoCommit()).isFalse();
                 c.commit();
                 c.setAutoCommit(true);
@@ -429,7 +430,7 @@ class TransactionalIdempotencyTest {
             assertThat(effectsOf(key)).isEqualTo(1);
             assertThat(store.find(key).orElseThrow().state()).isEqualTo(RecordState.COMPLETED);
             try (Connection c = pool.getConnection()) {
-                assertThatThrownBy(() -> once.execute(c, effectTask(key, "x")))
+                assertThatThrownBy(() -> once.execute(JdbcTransactionScope.joining(store, c), effectTask(key, "x")))
                         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("autoCommit");
             }
         }

@@ -6,7 +6,6 @@ import com.rabbitmq.client.Delivery;
 
 import io.github.once.IdempotencyKey;
 import io.github.once.IdempotentExecutor;
-import io.github.once.spi.Durations;
 
 import java.io.IOException;
 import java.time.Duration;

@@ -3,7 +3,6 @@ package io.github.once.rabbitmq;
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Connection;
 
-import io.github.once.spi.Durations;
 
 import java.security.SecureRandom;
 import java.time.Duration;

@@ -1,6 +1,5 @@
 package io.github.once.rabbitmq;
 
-import io.github.once.spi.Durations;
 
 import java.time.Duration;
 import java.util.ArrayList;

@@ -5,7 +5,7 @@ import com.zaxxer.hikari.HikariDataSource;
 
 import io.github.once.IdempotentExecutor;
 import io.github.once.jdbc.JdbcIdempotencyStore;
-import io.github.once.jdbc.TransactionalIdempotency;
+import io.github.once.jdbc.JdbcTransactionScope;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -67,7 +67,7 @@ final class JdbcTransactionalVariant implements StoreVariant {
         JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(ds)
                 .dialect(io.github.once.jdbc.JdbcDialect.POSTGRESQL)
                 .tableName(table).queryTimeout(Duration.ofSeconds(2)).build();
-        IdempotentExecutor executor = TransactionalIdempotency.builder(store).config(StoreVariant.config(lease)).build();
+        IdempotentExecutor executor = JdbcTransactionScope.executor(store).config(StoreVariant.config(lease)).build();
         pools.put(executor, ds);
         return executor;
     }

@@ -5,7 +5,6 @@ import io.github.once.IdempotencyRecord;
 import io.github.once.spi.ClaimRequest;
 import io.github.once.spi.ClaimResult;
 import io.github.once.spi.Completion;
-import io.github.once.spi.Durations;
 import io.github.once.spi.IdempotencyStore;
 import io.github.once.spi.Lease;
 import io.lettuce.core.RedisFuture;
@@ -121,7 +120,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
     @Override
     public boolean complete(Lease lease, byte[] result, Duration retention) {
-        Durations.requirePositive(retention, "retention");
+        requirePositive(retention, "retention");
         return Replies.done(calls.call(LuaScript.COMPLETE, ScriptOutputType.INTEGER, keys.key(lease.key()),
                 completeArgs(lease, result, retention)));
     }
@@ -189,6 +188,12 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         return replies;
     }
 
+    private static void requirePositive(Duration value, String name) {
+        if (Objects.requireNonNull(value, name).isNegative() || value.isZero()) {
+            throw new IllegalArgumentException(name + " must be positive, but was " + value);
+        }
+    }
+
     private static byte[][] completeArgs(Lease lease, byte[] result, Duration retention) {
         return new byte[][] {token(lease), millis(retention), result == null ? WITHOUT_RESULT : WITH_RESULT,
                 result == null ? EMPTY : result};
@@ -202,7 +207,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
     @Override
     public Optional<Lease> renew(Lease lease, Duration leaseDuration) {
-        Durations.requirePositive(leaseDuration, "leaseDuration");
+        requirePositive(leaseDuration, "leaseDuration");
         Long until = calls.call(LuaScript.RENEW, ScriptOutputType.INTEGER, keys.key(lease.key()), token(lease),
                 millis(leaseDuration));
         return until == null || until <= 0 ? Optional.empty()
@@ -389,7 +394,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
          * {@link io.github.once.StoreUnavailableException} (default 2 s).
          */
         public Builder timeout(Duration timeout) {
-            Durations.requirePositive(timeout, "timeout");
+            requirePositive(timeout, "timeout");
             if (timeout.toMillis() < 1) {
                 throw new IllegalArgumentException("timeout must be at least 1 ms, but was " + timeout);
             }

@@ -8,7 +8,7 @@ import io.github.once.IdempotentExecutor;
 import io.github.once.InMemoryIdempotencyStore;
 import io.github.once.bench.OnceJdbc;
 import io.github.once.bench.Services;
-import io.github.once.jdbc.TransactionalIdempotency;
+import io.github.once.jdbc.JdbcTransactionScope;
 import io.github.once.micrometer.Listeners;
 import io.github.once.micrometer.OnceMeters;
 import io.github.once.redis.RedisIdempotencyStore;
@@ -73,14 +73,14 @@ enum Variant {
         @Override
         Consumption start(Run run) throws Exception {
             OnceJdbc jdbc = OnceJdbc.open(run.services(), run.namespace());
-            return once(run, TransactionalIdempotency.builder(jdbc.store()).config(CONFIG).listener(run.meter().storeTimes()).build(), false, jdbc);
+            return once(run, JdbcTransactionScope.executor(jdbc.store()).config(CONFIG).listener(run.meter().storeTimes()).build(), false, jdbc);
         }
     },
     ONCE_JDBC_TX_BATCH("Once, PostgreSQL, transactional, batch over the deliveries in hand") {
         @Override
         Consumption start(Run run) throws Exception {
             OnceJdbc jdbc = OnceJdbc.open(run.services(), run.namespace());
-            return once(run, TransactionalIdempotency.builder(jdbc.store()).config(CONFIG).listener(run.meter().storeTimes()).build(), true, jdbc);
+            return once(run, JdbcTransactionScope.executor(jdbc.store()).config(CONFIG).listener(run.meter().storeTimes()).build(), true, jdbc);
         }
     };
 

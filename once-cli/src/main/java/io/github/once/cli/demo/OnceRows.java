@@ -6,7 +6,7 @@ import io.github.once.cli.SqlFailures;
 import io.github.once.cli.UrlDataSource;
 import io.github.once.jdbc.JdbcDialect;
 import io.github.once.jdbc.JdbcIdempotencyStore;
-import io.github.once.jdbc.TransactionalIdempotency;
+import io.github.once.jdbc.JdbcTransactionScope;
 import io.github.once.rabbitmq.RetryPolicy;
 import io.github.once.redis.RedisIdempotencyStore;
 import io.lettuce.core.KeyScanCursor;
@@ -82,7 +82,7 @@ final class OnceRows {
         }
         setup.addStyle(OnceStyle.withStore(label, store, retry));
         setup.addStyle(OnceStyle.transactional(label,
-                () -> TransactionalIdempotency.builder(store).config(OnceStyle.CONFIG).build(),
+                () -> JdbcTransactionScope.executor(store).config(OnceStyle.CONFIG).build(),
                 cellId -> effects.sink(), retry, null));
         setup.addResource(() -> {
             effects.close();

@@ -1,9 +1,9 @@
-package io.github.once.spi;
+package io.github.once.internal;
 
 import java.time.Duration;
 import java.util.Objects;
 
-/** Checks shared by the SPI's value types and the configuration builders. */
+/** The check shared by core's value types and configuration builders. */
 public final class Durations {
     private Durations() {
     }
