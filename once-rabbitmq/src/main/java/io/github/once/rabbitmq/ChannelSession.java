@@ -2,7 +2,6 @@ package io.github.once.rabbitmq;
 
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
-import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.Consumer;
 import com.rabbitmq.client.Delivery;
 import com.rabbitmq.client.Envelope;
@@ -38,9 +37,7 @@ final class ChannelSession {
     private static final Logger log = LoggerFactory.getLogger(ChannelSession.class);
     private static final Duration RECOVERY_PATIENCE = Duration.ofSeconds(15);
 
-    private final Connection connection;
-    private final String queue;
-    private final int prefetch;
+    private final ConsumerSettings settings;
     private final String name;
     private final Clock clock;
     private final PauseGate gate;
@@ -59,13 +56,10 @@ final class ChannelSession {
     private Backoff reopenBackoff = Backoff.of(Duration.ofMillis(100), Duration.ofSeconds(5));
 
     /** @param inHand counts each delivery received here; whoever settles it counts it down */
-    ChannelSession(Connection connection, String queue, int prefetch, String name, Clock clock, PauseGate gate,
-                   AtomicInteger inHand) {
-        this.connection = connection;
-        this.queue = queue;
-        this.prefetch = prefetch;
+    ChannelSession(ConsumerSettings settings, String name, PauseGate gate, AtomicInteger inHand) {
+        this.settings = settings;
         this.name = name;
-        this.clock = clock;
+        this.clock = settings.config().clock();
         this.gate = gate;
         this.inHand = inHand;
     }
@@ -143,7 +137,7 @@ final class ChannelSession {
         boolean wanted = !stopping && gate.isOpen();
         try {
             if (wanted && !consuming) {
-                ch.basicConsume(queue, false, consumer);
+                ch.basicConsume(settings.queue(), false, consumer);
                 consuming = true;
             } else if (!wanted && consuming) {
                 cancel(ch);
@@ -157,7 +151,7 @@ final class ChannelSession {
     void openNow() throws IOException {
         open();
         try {
-            channel.basicConsume(queue, false, consumer);
+            channel.basicConsume(settings.queue(), false, consumer);
         } catch (IOException | RuntimeException e) {
             abortQuietly(channel);
             throw e;
@@ -173,11 +167,11 @@ final class ChannelSession {
             // aborting it unregisters both, so a later connection recovery cannot revive it as a zombie.
             abortQuietly(old);
         }
-        Channel ch = connection.createChannel();
+        Channel ch = settings.connection().createChannel();
         if (ch == null) {
             throw new IOException("the connection has no channel left");
         }
-        ch.basicQos(prefetch);
+        ch.basicQos(settings.config().prefetch());
         generation.incrementAndGet();
         consuming = false;
         awaitingRecovery = false;

@@ -49,8 +49,7 @@ final class ConsumerWorker implements Runnable {
         this.batchSize = c.batchSize();
         this.gate = gate;
         this.listener = listener;
-        this.session = new ChannelSession(settings.connection(), settings.queue(), c.prefetch(), name, c.clock(), gate,
-                inHand);
+        this.session = new ChannelSession(settings, name, gate, inHand);
         this.keys = new DeliveryKeys(c.keyExtractor(), settings.namespace());
         this.disposition = new Disposition(settings.queue(), c.retry(), c.maxErrorLength(), c.clock());
         this.settlement = new Settlement(session, new ConfirmedSender(settings.connection()),

@@ -8,7 +8,6 @@ import io.github.once.IdempotencyKey;
 import io.github.once.IdempotentExecutor;
 
 import java.io.IOException;
-import java.time.Clock;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -167,12 +166,12 @@ public final class OnceConsumer implements AutoCloseable {
         }
     }
 
-    public static final class Builder {
+    /** The consumer's parts, and its settings one by one (as in {@link ConsumerConfig.Builder}). */
+    public static final class Builder extends ConsumerOptions<Builder> {
         private final Connection connection;
         private final String queue;
         private final IdempotentExecutor executor;
         private RequestHandler handler;
-        private ConsumerConfig.Builder config = ConsumerConfig.custom();
         private ConsumerListener listener = ConsumerListener.NONE;
 
         private Builder(Connection connection, String queue, IdempotentExecutor executor) {
@@ -200,108 +199,26 @@ public final class OnceConsumer implements AutoCloseable {
             return this;
         }
 
+        @Override
+        Builder self() {
+            return this;
+        }
+
         public Builder listener(ConsumerListener listener) {
             this.listener = Objects.requireNonNull(listener, "listener");
             return this;
         }
 
-        /** All settings at once; the shortcuts below change single ones (the last call wins). */
+        /** Every setting from {@code config}; the setters called after this change single ones. */
         public Builder config(ConsumerConfig config) {
-            this.config = ConsumerConfig.from(Objects.requireNonNull(config, "config"));
-            return this;
-        }
-
-        // ---- shortcuts for the settings of ConsumerConfig, with its defaults and checks
-
-        /** @see ConsumerConfig.Builder#namespace(String) */
-        public Builder namespace(String namespace) {
-            config.namespace(namespace);
-            return this;
-        }
-
-        /** @see ConsumerConfig.Builder#namespace(Function) */
-        public Builder namespace(Function<Delivery, String> namespace) {
-            config.namespace(namespace);
-            return this;
-        }
-
-        /** @see ConsumerConfig.Builder#keyExtractor(KeyExtractor) */
-        public Builder keyExtractor(KeyExtractor keys) {
-            config.keyExtractor(keys);
-            return this;
-        }
-
-        /** @see ConsumerConfig.Builder#prefetch(int) */
-        public Builder prefetch(int prefetch) {
-            config.prefetch(prefetch);
-            return this;
-        }
-
-        /** @see ConsumerConfig.Builder#channels(int) */
-        public Builder channels(int channels) {
-            config.channels(channels);
-            return this;
-        }
-
-        /** @see ConsumerConfig.Builder#batchClaims(boolean) */
-        public Builder batchClaims(boolean batchClaims) {
-            config.batchClaims(batchClaims);
-            return this;
-        }
-
-        /** @see ConsumerConfig.Builder#maxBatch(int) */
-        public Builder maxBatch(int maxBatch) {
-            config.maxBatch(maxBatch);
-            return this;
-        }
-
-        /** @see ConsumerConfig.Builder#retry(RetryPolicy) */
-        public Builder retry(RetryPolicy retry) {
-            config.retry(retry);
-            return this;
-        }
-
-        /** @see ConsumerConfig.Builder#topology(Topology) */
-        public Builder topology(Topology topology) {
-            config.topology(topology);
-            return this;
-        }
-
-        /** @see ConsumerConfig.Builder#moveTimeout(Duration) */
-        public Builder moveTimeout(Duration moveTimeout) {
-            config.moveTimeout(moveTimeout);
-            return this;
-        }
-
-        /** @see ConsumerConfig.Builder#shutdownTimeout(Duration) */
-        public Builder shutdownTimeout(Duration shutdownTimeout) {
-            config.shutdownTimeout(shutdownTimeout);
-            return this;
-        }
-
-        /** @see ConsumerConfig.Builder#storeBackoff(Duration, Duration) */
-        public Builder storeBackoff(Duration initial, Duration max) {
-            config.storeBackoff(initial, max);
-            return this;
-        }
-
-        /** @see ConsumerConfig.Builder#maxErrorLength(int) */
-        public Builder maxErrorLength(int maxErrorLength) {
-            config.maxErrorLength(maxErrorLength);
-            return this;
-        }
-
-        /** @see ConsumerConfig.Builder#clock(Clock) */
-        public Builder clock(Clock clock) {
-            config.clock(clock);
-            return this;
+            return copyFrom(Objects.requireNonNull(config, "config").values());
         }
 
         public OnceConsumer build() {
             if (handler == null) {
                 throw new IllegalArgumentException("handler must be set (handler(...) or requestHandler(...))");
             }
-            ConsumerConfig c = config.build();
+            ConsumerConfig c = ConsumerConfig.custom().copyFrom(this).build();
             Function<Delivery, String> ns = c.namespaceOf();
             if (ns == null) {
                 String fixed = c.namespace() != null ? c.namespace() : queue;
