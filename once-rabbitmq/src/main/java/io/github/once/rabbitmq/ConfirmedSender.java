@@ -54,6 +54,14 @@ final class ConfirmedSender implements AutoCloseable {
             this.exchange = exchange;
             this.routingKey = routingKey;
         }
+
+        /** Stops waiting for the confirm: the future fails with {@code why} unless it is complete already. */
+        void abandon(String why) {
+            if (incarnation != null) {
+                incarnation.bySeq.remove(seq, this);
+            }
+            confirmed.completeExceptionally(new PublishException(messageId, why));
+        }
     }
 
     /** Sends one message; the future completes when the broker confirms it, or fails with a PublishException. */
@@ -90,10 +98,7 @@ final class ConfirmedSender implements AutoCloseable {
 
     /** Forgets a publish whose confirm the caller stopped waiting for. */
     void abandon(Pending pending) {
-        if (pending.incarnation != null) {
-            pending.incarnation.bySeq.remove(pending.seq, pending);
-        }
-        pending.confirmed.completeExceptionally(new PublishException(pending.messageId, "confirm timed out"));
+        pending.abandon("confirm timed out");
     }
 
     /** Message IDs sent and not yet confirmed. */

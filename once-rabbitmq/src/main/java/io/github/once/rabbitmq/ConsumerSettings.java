@@ -5,26 +5,14 @@ import com.rabbitmq.client.Delivery;
 
 import io.github.once.IdempotentExecutor;
 
-import java.time.Duration;
 import java.util.function.Function;
 
-/** The resolved settings an {@link OnceConsumer} hands to each of its channels. */
+/** What an {@link OnceConsumer} hands to each of its channels: its parts, its settings, the resolved namespace. */
 record ConsumerSettings(
         Connection connection,
         String queue,
         IdempotentExecutor executor,
         RequestHandler handler,
-        Function<Delivery, String> namespace,
-        KeyExtractor keys,
-        int prefetch,
-        int channels,
-        boolean batchClaims,
-        int maxBatch,
-        RetryPolicy retry,
-        Topology topology,
-        Duration moveTimeout,
-        Duration shutdownTimeout,
-        Duration storeBackoff,
-        Duration maxStoreBackoff,
-        int maxErrorLength) {
+        ConsumerConfig config,
+        Function<Delivery, String> namespace) {
 }

@@ -4,7 +4,6 @@ import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Delivery;
 import com.rabbitmq.client.LongString;
 
-import java.time.Duration;
 import java.util.HashMap;
 import java.util.Map;
 
@@ -55,11 +54,6 @@ final class Moves {
     static String describe(Throwable error, int maxLength) {
         String text = error.getClass().getName() + (error.getMessage() == null ? "" : ": " + error.getMessage());
         return text.length() <= maxLength ? text : text.substring(0, Math.max(0, maxLength - 3)) + "...";
-    }
-
-    static Duration remaining(java.time.Instant until) {
-        Duration d = Duration.between(java.time.Instant.now(), until);
-        return d.isNegative() ? Duration.ZERO : d;
     }
 
     private static Map<String, Object> headers(Delivery delivery) {

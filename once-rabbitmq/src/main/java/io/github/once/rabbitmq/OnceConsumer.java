@@ -54,7 +54,8 @@ public final class OnceConsumer implements AutoCloseable {
     private OnceConsumer(ConsumerSettings settings, ConsumerListener listener) {
         this.settings = settings;
         this.listener = new ListenerCalls(listener);
-        this.gate = new PauseGate(settings.storeBackoff(), settings.maxStoreBackoff(), this.listener);
+        ConsumerConfig c = settings.config();
+        this.gate = new PauseGate(c.storeBackoff(), c.maxStoreBackoff(), c.clock(), this.listener);
     }
 
     /**
@@ -72,18 +73,18 @@ public final class OnceConsumer implements AutoCloseable {
             throw new IllegalStateException("consumer on '" + settings.queue() + "' was already started");
         }
         started = true;
-        if (settings.topology().declaresAnything()) {
+        if (settings.config().topology().declaresAnything()) {
             // Kept open while consuming: automatic recovery re-declares recorded queues on the channel that
             // declared them, so a durable queue deleted during an outage comes back.
             topologyChannel = settings.connection().createChannel();
             try {
-                settings.topology().declare(topologyChannel, settings.queue(), settings.retry());
+                settings.config().topology().declare(topologyChannel, settings.queue(), settings.config().retry());
             } catch (IOException | RuntimeException e) {
                 closeQuietly(topologyChannel);
                 throw e;
             }
         }
-        for (int i = 0; i < settings.channels(); i++) {
+        for (int i = 0; i < settings.config().channels(); i++) {
             ConsumerWorker worker = new ConsumerWorker(settings, i, gate, listener);
             try {
                 worker.openNow();
@@ -102,6 +103,11 @@ public final class OnceConsumer implements AutoCloseable {
 
     public String queue() {
         return settings.queue();
+    }
+
+    /** The settings this consumer runs with. */
+    public ConsumerConfig config() {
+        return settings.config();
     }
 
     /** Whether consumption is paused because the store (or the broker, for moves) was unreachable. */
@@ -130,7 +136,7 @@ public final class OnceConsumer implements AutoCloseable {
         }
         closed = true;
         workers.forEach(ConsumerWorker::stop);
-        long deadline = System.nanoTime() + settings.shutdownTimeout().toNanos();
+        long deadline = System.nanoTime() + settings.config().shutdownTimeout().toNanos();
         for (int i = 0; i < threads.size(); i++) {
             Thread t = threads.get(i);
             try {
@@ -140,7 +146,7 @@ public final class OnceConsumer implements AutoCloseable {
             }
             if (t.isAlive()) {
                 log.warn("Consumer {}: work still running after {}; closing its channel, the broker requeues it",
-                        settings.queue(), settings.shutdownTimeout());
+                        settings.queue(), settings.config().shutdownTimeout());
                 workers.get(i).abort();
                 t.interrupt();
             }
@@ -160,25 +166,12 @@ public final class OnceConsumer implements AutoCloseable {
         }
     }
 
-    public static final class Builder {
+    /** The consumer's parts, and its settings one by one (as in {@link ConsumerConfig.Builder}). */
+    public static final class Builder extends ConsumerOptions<Builder> {
         private final Connection connection;
         private final String queue;
         private final IdempotentExecutor executor;
         private RequestHandler handler;
-        private Function<Delivery, String> namespace;
-        private String fixedNamespace;
-        private KeyExtractor keys = KeyExtractor.messageId();
-        private int prefetch = 50;
-        private int channels = 1;
-        private boolean batchClaims;
-        private int maxBatch = 0;
-        private RetryPolicy retry = RetryPolicy.defaults();
-        private Topology topology = Topology.retryQueuesOnly(QueueType.CLASSIC);
-        private Duration moveTimeout = Duration.ofSeconds(5);
-        private Duration shutdownTimeout = Duration.ofSeconds(30);
-        private Duration storeBackoff = Duration.ofMillis(200);
-        private Duration maxStoreBackoff = Duration.ofSeconds(10);
-        private int maxErrorLength = 1000;
         private ConsumerListener listener = ConsumerListener.NONE;
 
         private Builder(Connection connection, String queue, IdempotentExecutor executor) {
@@ -206,105 +199,8 @@ public final class OnceConsumer implements AutoCloseable {
             return this;
         }
 
-        /** The key namespace for every message of this consumer. Default: the queue name. */
-        public Builder namespace(String namespace) {
-            IdempotencyKey.of(Objects.requireNonNull(namespace, "namespace"), "check"); // validates the namespace
-            this.fixedNamespace = namespace;
-            this.namespace = null;
-            return this;
-        }
-
-        /** The key namespace per message, for example by its {@code type} property. */
-        public Builder namespace(Function<Delivery, String> namespace) {
-            this.namespace = Objects.requireNonNull(namespace, "namespace");
-            this.fixedNamespace = null;
-            return this;
-        }
-
-        /** Where the idempotency id comes from. Default: the {@code message_id} property. */
-        public Builder keyExtractor(KeyExtractor keys) {
-            this.keys = Objects.requireNonNull(keys, "keyExtractor");
-            return this;
-        }
-
-        /** Unacked deliveries per channel ({@code basic.qos}). Default 50. */
-        public Builder prefetch(int prefetch) {
-            if (prefetch < 1 || prefetch > 65535) {
-                throw new IllegalArgumentException("prefetch must be 1 to 65535, but was " + prefetch);
-            }
-            this.prefetch = prefetch;
-            return this;
-        }
-
-        /** Channels consuming in parallel, each with its own thread. Default 1. */
-        public Builder channels(int channels) {
-            if (channels < 1 || channels > 256) {
-                throw new IllegalArgumentException("channels must be 1 to 256, but was " + channels);
-            }
-            this.channels = channels;
-            return this;
-        }
-
-        /**
-         * Claim the deliveries in hand with one store call ({@code executeAll}) instead of one per message.
-         * Later claims of a batch wait for the handlers before them, so keep batches well inside the lease.
-         */
-        public Builder batchClaims(boolean batchClaims) {
-            this.batchClaims = batchClaims;
-            return this;
-        }
-
-        /** Most deliveries taken together. Default: the prefetch, at most 100. */
-        public Builder maxBatch(int maxBatch) {
-            if (maxBatch < 1) {
-                throw new IllegalArgumentException("maxBatch must be at least 1, but was " + maxBatch);
-            }
-            this.maxBatch = maxBatch;
-            return this;
-        }
-
-        public Builder retry(RetryPolicy retry) {
-            this.retry = Objects.requireNonNull(retry, "retry");
-            return this;
-        }
-
-        /** What to declare at start. Default: the delay queues and the dead-letter queue, classic. */
-        public Builder topology(Topology topology) {
-            this.topology = Objects.requireNonNull(topology, "topology");
-            return this;
-        }
-
-        /** How long to wait for the confirm of a moved copy before giving the original back. Default 5 s. */
-        public Builder moveTimeout(Duration moveTimeout) {
-            this.moveTimeout = Durations.requirePositive(moveTimeout, "moveTimeout");
-            return this;
-        }
-
-        /** How long {@link OnceConsumer#close()} lets work in hand finish. Default 30 s. */
-        public Builder shutdownTimeout(Duration shutdownTimeout) {
-            this.shutdownTimeout = Durations.requirePositive(shutdownTimeout, "shutdownTimeout");
-            return this;
-        }
-
-        /** The first pause when the store is unreachable, and the longest (doubling in between). */
-        public Builder storeBackoff(Duration initial, Duration max) {
-            Durations.requirePositive(initial, "storeBackoff initial");
-            Durations.requirePositive(max, "storeBackoff max");
-            if (max.compareTo(initial) < 0) {
-                throw new IllegalArgumentException("storeBackoff max must not be below initial, but was " + max
-                        + " < " + initial);
-            }
-            this.storeBackoff = initial;
-            this.maxStoreBackoff = max;
-            return this;
-        }
-
-        /** Longest {@code x-once-error} header, in characters. Default 1000. */
-        public Builder maxErrorLength(int maxErrorLength) {
-            if (maxErrorLength < 16) {
-                throw new IllegalArgumentException("maxErrorLength must be at least 16, but was " + maxErrorLength);
-            }
-            this.maxErrorLength = maxErrorLength;
+        @Override
+        Builder self() {
             return this;
         }
 
@@ -313,13 +209,19 @@ public final class OnceConsumer implements AutoCloseable {
             return this;
         }
 
+        /** Every setting from {@code config}; the setters called after this change single ones. */
+        public Builder config(ConsumerConfig config) {
+            return copyFrom(Objects.requireNonNull(config, "config").values());
+        }
+
         public OnceConsumer build() {
             if (handler == null) {
                 throw new IllegalArgumentException("handler must be set (handler(...) or requestHandler(...))");
             }
-            Function<Delivery, String> ns = namespace;
+            ConsumerConfig c = ConsumerConfig.custom().copyFrom(this).build();
+            Function<Delivery, String> ns = c.namespaceOf();
             if (ns == null) {
-                String fixed = fixedNamespace != null ? fixedNamespace : queue;
+                String fixed = c.namespace() != null ? c.namespace() : queue;
                 try {
                     IdempotencyKey.of(fixed, "check");
                 } catch (IllegalArgumentException e) {
@@ -328,11 +230,7 @@ public final class OnceConsumer implements AutoCloseable {
                 }
                 ns = d -> fixed;
             }
-            int batch = maxBatch > 0 ? Math.min(maxBatch, prefetch) : Math.min(prefetch, 100);
-            ConsumerSettings settings = new ConsumerSettings(connection, queue, executor, handler, ns, keys, prefetch,
-                    channels, batchClaims, batch, retry, topology, moveTimeout, shutdownTimeout, storeBackoff,
-                    maxStoreBackoff, maxErrorLength);
-            return new OnceConsumer(settings, listener);
+            return new OnceConsumer(new ConsumerSettings(connection, queue, executor, handler, c, ns), listener);
         }
     }
 }

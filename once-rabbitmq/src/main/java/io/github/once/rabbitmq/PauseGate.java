@@ -1,6 +1,8 @@
 package io.github.once.rabbitmq;
 
+import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -13,23 +15,21 @@ import org.slf4j.LoggerFactory;
 final class PauseGate {
     private static final Logger log = LoggerFactory.getLogger(PauseGate.class);
 
-    private final Duration initial;
-    private final Duration max;
+    private final Clock clock;
     private final ListenerCalls listener;
     private boolean paused;
-    private long until;
-    private Duration backoff;
+    private Instant until = Instant.MIN;
+    private Backoff backoff;
 
-    PauseGate(Duration initial, Duration max, ListenerCalls listener) {
-        this.initial = initial;
-        this.max = max;
+    PauseGate(Duration initial, Duration max, Clock clock, ListenerCalls listener) {
+        this.backoff = Backoff.of(initial, max);
+        this.clock = clock;
         this.listener = listener;
-        this.backoff = initial;
     }
 
     /** Whether deliveries may be taken: not paused, or paused and due for a probe. */
     synchronized boolean isOpen() {
-        return !paused || System.nanoTime() - until >= 0;
+        return !paused || !clock.instant().isBefore(until);
     }
 
     synchronized boolean isPaused() {
@@ -39,13 +39,14 @@ final class PauseGate {
     void failed(Throwable cause) {
         Duration pause;
         synchronized (this) {
-            if (paused && System.nanoTime() - until < 0) {
+            Instant now = clock.instant();
+            if (paused && now.isBefore(until)) {
                 return; // another channel already paused us for this outage
             }
-            backoff = paused ? min(backoff.multipliedBy(2), max) : initial;
+            backoff = paused ? backoff.doubled() : backoff.reset();
             paused = true;
-            until = System.nanoTime() + backoff.toNanos();
-            pause = backoff;
+            pause = backoff.current();
+            until = now.plus(pause);
         }
         log.warn("Pausing consumption for {}: {}", pause, cause.toString());
         listener.onPause(cause, pause);
@@ -57,13 +58,8 @@ final class PauseGate {
                 return;
             }
             paused = false;
-            backoff = initial;
         }
         log.info("Resuming consumption: the store answers again");
         listener.onResume();
-    }
-
-    private static Duration min(Duration a, Duration b) {
-        return a.compareTo(b) <= 0 ? a : b;
     }
 }

@@ -70,4 +70,67 @@ class ConfigurationTest {
             rabbit.close();
         }
     }
+
+    @Test
+    void consumerConfigDefaultsCopiesAndChecks() {
+        ConsumerConfig d = ConsumerConfig.defaults();
+        assertThat(d.prefetch()).isEqualTo(50);
+        assertThat(d.channels()).isEqualTo(1);
+        assertThat(d.batchClaims()).isFalse();
+        assertThat(d.batchSize()).as("without batch claims a batch is one delivery").isEqualTo(1);
+        assertThat(d.retry()).isSameAs(RetryPolicy.defaults());
+        assertThat(d.moveTimeout()).isEqualTo(Duration.ofSeconds(5));
+        assertThat(d.shutdownTimeout()).isEqualTo(Duration.ofSeconds(30));
+        assertThat(d.storeBackoff()).isEqualTo(Duration.ofMillis(200));
+        assertThat(d.maxStoreBackoff()).isEqualTo(Duration.ofSeconds(10));
+        assertThat(d.maxErrorLength()).isEqualTo(1000);
+        assertThat(d.namespace()).isNull();
+
+        ConsumerConfig batched = ConsumerConfig.custom().prefetch(300).batchClaims(true).build();
+        assertThat(batched.batchSize()).isEqualTo(100);
+        assertThat(ConsumerConfig.from(batched).maxBatch(500).build().batchSize()).isEqualTo(300);
+        ConsumerConfig copy = ConsumerConfig.from(batched).maxBatch(20).namespace("payments").build();
+        assertThat(copy.batchSize()).isEqualTo(20);
+        assertThat(copy.prefetch()).isEqualTo(300);
+        assertThat(copy.namespace()).isEqualTo("payments");
+        assertThat(batched.maxBatch()).as("the base is unchanged").isZero();
+        TestClock clock = new TestClock();
+        assertThat(ConsumerConfig.from(copy).clock(clock).build().clock()).isSameAs(clock);
+
+        assertThatThrownBy(() -> ConsumerConfig.custom().prefetch(0))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("prefetch must be 1 to 65535, but was 0");
+        assertThatThrownBy(() -> ConsumerConfig.custom().channels(257))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("channels must be 1 to 256, but was 257");
+        assertThatThrownBy(() -> ConsumerConfig.custom().maxBatch(0))
+                .isInstanceOf(IllegalArgumentException.class).hasMessage("maxBatch must be at least 1, but was 0");
+        assertThatThrownBy(() -> ConsumerConfig.custom().moveTimeout(Duration.ZERO))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("moveTimeout");
+        assertThatThrownBy(() -> ConsumerConfig.custom().maxErrorLength(3))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("maxErrorLength");
+        assertThatThrownBy(() -> ConsumerConfig.custom().storeBackoff(Duration.ofSeconds(2), Duration.ofSeconds(1)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("storeBackoff");
+        assertThatThrownBy(() -> ConsumerConfig.custom().namespace("bad ns"))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("namespace");
+    }
+
+    @Test
+    void consumerBuilderShortcutsFillItsConfig() throws Exception {
+        RabbitFixture rabbit = new RabbitFixture();
+        try (Idempotency once = Idempotency.builder(InMemoryIdempotencyStore.create()).build()) {
+            var connection = rabbit.connect();
+            ConsumerConfig base = ConsumerConfig.custom().prefetch(20).channels(2).namespace("payments").build();
+            OnceConsumer consumer = OnceConsumer.builder(connection, "q", once)
+                    .config(base)
+                    .batchClaims(true)
+                    .handler((d, c) -> { })
+                    .build();
+            assertThat(consumer.config().prefetch()).isEqualTo(20);
+            assertThat(consumer.config().channels()).isEqualTo(2);
+            assertThat(consumer.config().namespace()).isEqualTo("payments");
+            assertThat(consumer.config().batchSize()).isEqualTo(20);
+            assertThat(base.batchClaims()).isFalse();
+        } finally {
+            rabbit.close();
+        }
+    }
 }

@@ -1,0 +1,144 @@
+package io.github.once.rabbitmq;
+
+import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.Delivery;
+
+import io.github.once.Outcome;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Objects;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The consumer's policy, with no broker in it: what to do with a delivery given what the executor answered, its
+ * attempt and the retry policy. It only decides; {@link Settlement} publishes, confirms and acks.
+ */
+final class Disposition {
+    private static final Logger log = LoggerFactory.getLogger(Disposition.class);
+
+    private final String queue;
+    private final RetryPolicy retry;
+    private final int maxErrorLength;
+    private final Clock clock;
+
+    Disposition(String queue, RetryPolicy retry, int maxErrorLength, Clock clock) {
+        this.queue = Objects.requireNonNull(queue, "queue");
+        this.retry = Objects.requireNonNull(retry, "retry");
+        this.maxErrorLength = maxErrorLength;
+        this.clock = Objects.requireNonNull(clock, "clock");
+    }
+
+    /** What becomes of one delivery. */
+    sealed interface Action {
+        /** What the listener hears once the action is carried out. */
+        ConsumerAction action();
+    }
+
+    /** Ack: the work is done (or was done before) and nothing needs sending. */
+    record Ack(ConsumerAction action) implements Action {
+    }
+
+    /** Send the reply to {@code replyTo}, then ack once its confirm is in (or overdue: a reply is best effort). */
+    record Reply(ConsumerAction action, String replyTo, AMQP.BasicProperties properties, byte[] body)
+            implements Action {
+    }
+
+    /** Publish a copy of the delivery to {@code queue}; ack once the copy is confirmed, else give it back. */
+    sealed interface Move extends Action {
+        String queue();
+
+        AMQP.BasicProperties properties();
+    }
+
+    /** A delayed retry: the copy comes back as attempt {@code nextAttempt} after {@code delay}. */
+    record Retry(ConsumerAction action, int nextAttempt, Duration delay, String queue,
+                 AMQP.BasicProperties properties) implements Move {
+    }
+
+    /** To the dead-letter queue, with the reason, the attempts and the last error in its headers. */
+    record DeadLetter(DeadLetterReason reason, int attempts, Throwable error, String queue,
+                      AMQP.BasicProperties properties) implements Move {
+        @Override
+        public ConsumerAction action() {
+            return ConsumerAction.DEAD_LETTERED;
+        }
+    }
+
+    /** Give the delivery back unprocessed ({@code nack} with requeue) and pause consumption. */
+    record Requeue(Throwable cause) implements Action {
+        @Override
+        public ConsumerAction action() {
+            return ConsumerAction.REQUEUED;
+        }
+    }
+
+    /** The executor answered for a keyed delivery on its {@code attempt}-th attempt. */
+    Action decide(Delivery delivery, int attempt, Outcome<byte[]> outcome) {
+        if (outcome instanceof Outcome.Processed<byte[]> processed) {
+            return replyOrAck(delivery, ConsumerAction.PROCESSED, processed.result(), false);
+        } else if (outcome instanceof Outcome.Duplicate<byte[]> duplicate) {
+            return replyOrAck(delivery, ConsumerAction.DUPLICATE, duplicate.result(), true);
+        } else if (outcome instanceof Outcome.Busy<byte[]> busy) {
+            // Not the handler's failure: the other owner finishes (we then see a duplicate) or loses its lease.
+            return retry(delivery, ConsumerAction.RETRIED_BUSY, attempt,
+                    retry.delayWhileBusy(remaining(busy.leaseUntil())));
+        } else if (outcome instanceof Outcome.LeaseLost<byte[]>) {
+            // Another owner took the key over; retrying lets the next claim see its result (or take over).
+            return retry(delivery, ConsumerAction.RETRIED_LEASE_LOST, attempt, retry.delayAfterFailure(1));
+        } else if (outcome instanceof Outcome.Conflict<byte[]>) {
+            return deadLetter(delivery, DeadLetterReason.CONFLICT, attempt, null);
+        } else if (outcome instanceof Outcome.Failed<byte[]> failed) {
+            if (log.isDebugEnabled()) {
+                log.debug("Handler failed on {} (attempt {})", failed.key(), attempt, failed.cause());
+            }
+            if (attempt >= retry.maxAttempts()) {
+                return deadLetter(delivery, DeadLetterReason.MAX_ATTEMPTS, attempt, failed.cause());
+            }
+            return retry(delivery, ConsumerAction.RETRIED_FAILED, attempt + 1, retry.delayAfterFailure(attempt));
+        }
+        throw new IllegalStateException("unknown outcome " + outcome + " for delivery " + delivery.getEnvelope());
+    }
+
+    /** The delivery has no usable key: it is never processed unguarded. */
+    Action keyless(Delivery delivery, int attempt, DeliveryKey.Keyless keyless) {
+        return deadLetter(delivery, keyless.reason(), attempt, null);
+    }
+
+    /** The executor failed outside the handler (the store is unreachable): nothing ran, nothing is acked. */
+    Action storeFailed(Throwable cause) {
+        return new Requeue(cause);
+    }
+
+    private Action replyOrAck(Delivery delivery, ConsumerAction action, byte[] result, boolean duplicate) {
+        AMQP.BasicProperties props = delivery.getProperties();
+        String replyTo = props.getReplyTo();
+        // A re-sent reply without a correlation id could not be told apart from the first one.
+        if (result == null || replyTo == null || replyTo.isEmpty()
+                || (duplicate && props.getCorrelationId() == null)) {
+            return new Ack(action);
+        }
+        AMQP.BasicProperties replyProps = new AMQP.BasicProperties.Builder()
+                .correlationId(props.getCorrelationId())
+                .build();
+        return new Reply(action, replyTo, replyProps, result);
+    }
+
+    private Retry retry(Delivery delivery, ConsumerAction action, int nextAttempt, Duration delay) {
+        String target = retry.strategy() == RetryStrategy.DELAY_QUEUES ? Topology.delayQueue(queue, delay) : queue;
+        return new Retry(action, nextAttempt, delay, target, Moves.retry(delivery, nextAttempt));
+    }
+
+    private DeadLetter deadLetter(Delivery delivery, DeadLetterReason reason, int attempts, Throwable error) {
+        return new DeadLetter(reason, attempts, error, Topology.deadLetterQueue(queue),
+                Moves.deadLetter(delivery, queue, reason, attempts, error, maxErrorLength));
+    }
+
+    private Duration remaining(Instant until) {
+        Duration d = Duration.between(clock.instant(), until);
+        return d.isNegative() ? Duration.ZERO : d;
+    }
+}

@@ -1,0 +1,77 @@
+package io.github.once.rabbitmq;
+
+import com.rabbitmq.client.AMQP;
+import com.rabbitmq.client.Delivery;
+import com.rabbitmq.client.Envelope;
+
+import io.github.once.IdempotencyKey;
+
+import java.nio.charset.StandardCharsets;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import org.junit.jupiter.api.Test;
+
+import static org.assertj.core.api.Assertions.assertThat;
+
+/** A delivery's key is found with one run of the extractor, whatever the result. */
+class DeliveryKeysTest {
+
+    private final AtomicInteger extractions = new AtomicInteger();
+
+    private KeyExtractor counted(KeyExtractor extractor) {
+        return d -> {
+            extractions.incrementAndGet();
+            return extractor.extract(d);
+        };
+    }
+
+    private static Delivery delivery(String messageId, String body) {
+        return new Delivery(new Envelope(1, false, "", "q"),
+                new AMQP.BasicProperties.Builder().messageId(messageId).build(), body.getBytes(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void aKeyFromTheJsonBodyTakesOneParse() {
+        DeliveryKeys keys = new DeliveryKeys(counted(KeyExtractor.messageId().orElse(KeyExtractor.jsonBody())),
+                d -> "orders");
+        assertThat(keys.resolve(delivery(null, "{\"id\":42}")))
+                .isEqualTo(new DeliveryKey.Keyed(IdempotencyKey.of("orders", "42")));
+        assertThat(extractions.get()).isEqualTo(1);
+    }
+
+    @Test
+    void noIdIsAMissingKeyFoundWithOneExtraction() {
+        DeliveryKeys keys = new DeliveryKeys(counted(KeyExtractor.messageId()), d -> "orders");
+        assertThat(keys.resolve(delivery(null, "{}"))).isEqualTo(new DeliveryKey.Keyless(DeadLetterReason.MISSING_KEY));
+        assertThat(extractions.get()).isEqualTo(1);
+    }
+
+    @Test
+    void anExtractorThatThrowsFindsNoKey() {
+        DeliveryKeys keys = new DeliveryKeys(counted(d -> {
+            throw new IllegalStateException("broken extractor");
+        }), d -> "orders");
+        assertThat(keys.resolve(delivery("m-1", ""))).isEqualTo(new DeliveryKey.Keyless(DeadLetterReason.MISSING_KEY));
+        assertThat(extractions.get()).isEqualTo(1);
+    }
+
+    @Test
+    void anIdInANamespaceThatBreaksTheKeyRulesIsAnInvalidKey() {
+        DeliveryKeys badNamespace = new DeliveryKeys(counted(KeyExtractor.messageId()), d -> "bad namespace");
+        assertThat(badNamespace.resolve(delivery("m-1", "")))
+                .isEqualTo(new DeliveryKey.Keyless(DeadLetterReason.INVALID_KEY));
+        DeliveryKeys throwingNamespace = new DeliveryKeys(counted(d -> Optional.of("m-1")), d -> {
+            throw new IllegalStateException("no type property");
+        });
+        assertThat(throwingNamespace.resolve(delivery("m-1", "")))
+                .isEqualTo(new DeliveryKey.Keyless(DeadLetterReason.INVALID_KEY));
+        assertThat(extractions.get()).isEqualTo(2);
+    }
+
+    @Test
+    void keyOrNull() {
+        assertThat(new DeliveryKey.Keyed(IdempotencyKey.of("q", "a")).keyOrNull()).isEqualTo(IdempotencyKey.of("q", "a"));
+        assertThat(new DeliveryKey.Keyless(DeadLetterReason.MISSING_KEY).keyOrNull()).isNull();
+    }
+}
