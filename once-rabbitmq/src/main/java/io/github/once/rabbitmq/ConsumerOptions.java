@@ -3,7 +3,6 @@ package io.github.once.rabbitmq;
 import com.rabbitmq.client.Delivery;
 
 import io.github.once.IdempotencyKey;
-import io.github.once.spi.Durations;
 
 import java.time.Clock;
 import java.time.Duration;
