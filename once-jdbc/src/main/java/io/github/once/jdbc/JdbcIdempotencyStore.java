@@ -84,6 +84,11 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, PurgeableSt
         return dataSource;
     }
 
+    /** Operators' view of this store's table: one record with its standing, counts, oldest claims, purge. */
+    public JdbcStoreInspector inspector() {
+        return new JdbcStoreInspector(dataSource, sql, queryTimeoutSeconds);
+    }
+
     Sql sql() {
         return sql;
     }
