@@ -104,7 +104,7 @@ public final class InspectCommand implements Callable<Integer> {
                 + (n < result.length ? "..." : "");
     }
 
-    static String utf8(byte[] bytes) {
+    public static String utf8(byte[] bytes) {
         try {
             return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
                     .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes)).toString();

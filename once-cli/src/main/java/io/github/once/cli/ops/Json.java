@@ -10,7 +10,7 @@ import java.util.List;
 import java.util.StringJoiner;
 
 /** The operating commands' JSON, written by hand: a few flat objects. */
-final class Json {
+public final class Json {
     private Json() {
     }
 
@@ -63,7 +63,7 @@ final class Json {
         return s == null ? "null" : str(s);
     }
 
-    static String str(String s) {
+    public static String str(String s) {
         StringBuilder sb = new StringBuilder("\"");
         for (int i = 0; i < s.length(); i++) {
             char c = s.charAt(i);
