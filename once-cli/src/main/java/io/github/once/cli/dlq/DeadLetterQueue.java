@@ -72,7 +72,7 @@ final class DeadLetterQueue implements AutoCloseable {
             dlq.requireQueue(dlq.deadLetters);
             return dlq;
         } catch (IOException | RuntimeException e) {
-            closeQuietly(connection);
+            connection.abort();
             throw e instanceof CliException c ? c : CliException.unreachable("cannot read from " + where, e);
         }
     }
@@ -150,6 +150,7 @@ final class DeadLetterQueue implements AutoCloseable {
         return properties.builder().headers(headers).deliveryMode(2).build();
     }
 
+    /** On a channel of its own: the broker closes the channel that asks for a missing queue. */
     private void requireQueue(String name) throws IOException {
         Channel probe = connection.createChannel();
         try {
@@ -157,37 +158,21 @@ final class DeadLetterQueue implements AutoCloseable {
         } catch (IOException e) {
             throw new CliException(ExitCodes.MISSING_SCHEMA, "no queue '" + name + "' on " + where
                     + " (is the work queue's name right?)");
-        } finally {
-            closeQuietly(probe);
         }
+        probe.abort();
     }
 
-    /** Returns every message still held to the queue, at its place. */
+    /** Returns every message still held to the queue, at its place, and closes the connection. */
     @Override
     public void close() {
         try {
             if (!held.isEmpty() && reading.isOpen()) {
                 reading.basicNack(held.get(held.size() - 1).deliveryTag(), true, true);
             }
-            if (reading.isOpen()) {
-                reading.close();
-            }
-            closeQuietly(publishing);
-        } catch (IOException | TimeoutException | RuntimeException e) {
-            // Closing the connection below returns whatever is still unacked.
-        } finally {
-            closeQuietly(connection);
-        }
-    }
-
-    private static void closeQuietly(AutoCloseable resource) {
-        if (resource == null) {
-            return;
-        }
-        try {
-            resource.close();
-        } catch (Exception e) {
-            // Best effort: the broker requeues what a closed channel held.
+            connection.close();
+        } catch (IOException | RuntimeException e) {
+            // The broker requeues whatever a closed connection still held unacked.
+            connection.abort();
         }
     }
 }

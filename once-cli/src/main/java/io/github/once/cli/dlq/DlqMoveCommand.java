@@ -6,11 +6,8 @@ import java.util.ArrayList;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Set;
-import java.util.concurrent.Callable;
-import picocli.CommandLine;
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Command;
-import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
 /** {@code once dlq move QUEUE --message-id ID | --all}: dead letters back to the work queue. */
@@ -19,10 +16,7 @@ import picocli.CommandLine.Option;
                 + "first: each copy is confirmed by the broker before its dead letter is acked. The copy loses the "
                 + "dead-letter headers, so the consumer gives it a fresh set of attempts. Exit status 1 when a "
                 + "named message id was not among the dead letters read.")
-public final class DlqMoveCommand implements Callable<Integer> {
-
-    @Mixin
-    DlqOptions options;
+public final class DlqMoveCommand extends DlqSubcommand {
 
     @ArgGroup(exclusive = true, multiplicity = "1")
     Choice choice;
@@ -36,38 +30,30 @@ public final class DlqMoveCommand implements Callable<Integer> {
         boolean all;
     }
 
-    @CommandLine.Spec
-    CommandLine.Model.CommandSpec spec;
-
     @Override
-    public Integer call() {
-        DlqText.requireMax(spec, options.max);
-        PrintWriter out = spec.commandLine().getOut();
-        try (DeadLetterQueue dlq = DeadLetterQueue.open(options.amqpUri, options.queue)) {
-            Set<String> missing = choice.all ? new LinkedHashSet<>() : new LinkedHashSet<>(choice.ids);
-            List<DeadLetter> moved = new ArrayList<>();
-            for (DeadLetter letter : dlq.take(options.max)) {
-                if (choice.all || missing.remove(letter.messageId()) || isRepeat(moved, letter)) {
-                    dlq.moveBack(letter);
-                    moved.add(letter);
-                }
+    int run(DeadLetterQueue dlq, PrintWriter out) {
+        Set<String> missing = choice.all ? new LinkedHashSet<>() : new LinkedHashSet<>(choice.ids);
+        List<DeadLetter> moved = new ArrayList<>();
+        for (DeadLetter letter : dlq.take(options.max)) {
+            if (choice.all || missing.remove(letter.messageId()) || isRepeat(moved, letter)) {
+                dlq.moveBack(letter);
+                moved.add(letter);
             }
-            if (options.json) {
-                out.println(DlqText.json(dlq.deadLetterQueue(), moved, dlq.remaining(), missing));
-            } else {
-                out.println("moved " + moved.size() + " dead letters from " + dlq.deadLetterQueue() + " to "
-                        + options.queue + " on " + dlq.where());
-                for (int i = 0; i < moved.size(); i++) {
-                    DlqText.print(out, i + 1, moved.get(i));
-                }
-                if (!missing.isEmpty()) {
-                    out.println("not found among the first " + options.max + " dead letters: "
-                            + String.join(", ", missing));
-                }
-            }
-            out.flush();
-            return missing.isEmpty() ? ExitCodes.OK : 1;
         }
+        if (options.json) {
+            out.println(DlqText.json(dlq.deadLetterQueue(), moved, dlq.remaining(), missing));
+        } else {
+            out.println("moved " + moved.size() + " dead letters from " + dlq.deadLetterQueue() + " to "
+                    + options.queue + " on " + dlq.where());
+            for (int i = 0; i < moved.size(); i++) {
+                DlqText.print(out, i + 1, moved.get(i));
+            }
+            if (!missing.isEmpty()) {
+                out.println("not found among the first " + options.max + " dead letters: "
+                        + String.join(", ", missing));
+            }
+        }
+        return missing.isEmpty() ? ExitCodes.OK : 1;
     }
 
     /** A named id seen twice (the same message dead-lettered twice): move every copy. */

@@ -7,19 +7,12 @@ import java.io.PrintWriter;
 import java.util.Collection;
 import java.util.List;
 import java.util.StringJoiner;
-import picocli.CommandLine;
 
 /** How the dlq commands print dead letters. */
 final class DlqText {
     private static final int BODY_SHOWN = 120;
 
     private DlqText() {
-    }
-
-    static void requireMax(CommandLine.Model.CommandSpec spec, int max) {
-        if (max < 1) {
-            throw new CommandLine.ParameterException(spec.commandLine(), "--max must be at least 1, but was " + max);
-        }
     }
 
     static void print(PrintWriter out, int n, DeadLetter letter) {
