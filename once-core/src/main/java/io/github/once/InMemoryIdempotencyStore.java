@@ -5,6 +5,7 @@ import io.github.once.spi.ClaimResult;
 import io.github.once.spi.IdempotencyStore;
 import io.github.once.spi.Lease;
 import io.github.once.spi.PurgeableStore;
+import io.github.once.spi.StoreInspector;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -26,6 +27,8 @@ import java.util.concurrent.atomic.AtomicInteger;
 public final class InMemoryIdempotencyStore implements IdempotencyStore, PurgeableStore {
 
     private final ConcurrentHashMap<IdempotencyKey, IdempotencyRecord> records = new ConcurrentHashMap<>();
+    /** The token each key was last released with: a record still at that token was given back, not lapsed. */
+    private final ConcurrentHashMap<IdempotencyKey, Long> releasedTokens = new ConcurrentHashMap<>();
     private final AtomicInteger size = new AtomicInteger();
     private final int maxRecords;
     private final Clock clock;
@@ -131,6 +134,7 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore, Purgeab
                 return existing;
             }
             done[0] = true;
+            releasedTokens.put(key, existing.token());
             // Keep the record with a lapsed lease so the fencing counter survives.
             return new IdempotencyRecord(key, RecordState.IN_PROGRESS, existing.token(), clock.instant(),
                     existing.fingerprint(), null, existing.expiresAt());
@@ -169,6 +173,11 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore, Purgeab
 
     @Override
     public int purgeExpired(int maxRecords) {
+        return purgeExpired(null, maxRecords);
+    }
+
+    /** Deletes at most {@code maxRecords} expired records of {@code namespace} (every one when null). */
+    int purgeExpired(String namespace, int maxRecords) {
         if (maxRecords <= 0) {
             throw new IllegalArgumentException("maxRecords must be positive, but was " + maxRecords);
         }
@@ -177,12 +186,34 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore, Purgeab
         Iterator<Map.Entry<IdempotencyKey, IdempotencyRecord>> it = records.entrySet().iterator();
         while (it.hasNext() && purged < maxRecords) {
             Map.Entry<IdempotencyKey, IdempotencyRecord> e = it.next();
-            if (!e.getValue().expiresAt().isAfter(now) && records.remove(e.getKey(), e.getValue())) {
+            if ((namespace == null || namespace.equals(e.getKey().namespace()))
+                    && !e.getValue().expiresAt().isAfter(now) && records.remove(e.getKey(), e.getValue())) {
+                releasedTokens.remove(e.getKey());
                 size.decrementAndGet();
                 purged++;
             }
         }
         return purged;
+    }
+
+    /** Answers operators' questions about these records (counts walk the whole map). */
+    public StoreInspector inspector() {
+        return new InMemoryStoreInspector(this);
+    }
+
+    /** Every record held, expired ones included, as of now. */
+    Iterable<IdempotencyRecord> records() {
+        return records.values();
+    }
+
+    /** Whether {@code record} is in progress because its owner released it (rather than let its lease run out). */
+    boolean released(IdempotencyRecord record) {
+        Long token = releasedTokens.get(record.key());
+        return token != null && token == record.token();
+    }
+
+    Instant now() {
+        return clock.instant();
     }
 
     /** Records held, including expired ones not yet purged. */

@@ -10,7 +10,7 @@ class OnceCommandTest {
     void noCommandIsAUsageError() {
         Cli run = Cli.run();
         assertThat(run.exitCode()).isEqualTo(ExitCodes.USAGE);
-        assertThat(run.err()).contains("a command is required: demo, inspect, stats or purge");
+        assertThat(run.err()).contains("a command is required: demo, inspect, stats, purge or dlq");
     }
 
     @Test
@@ -24,12 +24,12 @@ class OnceCommandTest {
     void helpListsTheCommandsAndExitStatuses() {
         Cli run = Cli.run("--help");
         assertThat(run.exitCode()).isZero();
-        assertThat(run.out()).contains("demo", "inspect", "stats", "purge", "Exit status:", "the store has no Once records table");
+        assertThat(run.out()).contains("demo", "inspect", "stats", "purge", "dlq", "Exit status:", "the store has no Once records table");
     }
 
     @Test
     void eachCommandHasHelp() {
-        for (String command : new String[] {"demo", "inspect", "stats", "purge"}) {
+        for (String command : new String[] {"demo", "inspect", "stats", "purge", "dlq"}) {
             Cli run = Cli.run(command, "--help");
             assertThat(run.exitCode()).as(command).isZero();
             assertThat(run.out()).as(command).startsWith("Usage: once " + command);

@@ -68,6 +68,11 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, PurgeableSt
         return table;
     }
 
+    /** Operators' view of this store's table: one record with its standing, counts, oldest claims, purge. */
+    public JdbcStoreInspector inspector() {
+        return new JdbcStoreInspector(table.dataSource, table.sql, table.queryTimeoutSeconds);
+    }
+
     @Override
     public ClaimResult claim(ClaimRequest request) {
         return claimAll(List.of(request)).get(0);

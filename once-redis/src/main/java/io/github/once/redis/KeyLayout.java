@@ -40,6 +40,37 @@ final class KeyLayout {
         return prefix;
     }
 
+    /**
+     * A SCAN MATCH pattern for every record of {@code namespace}, or of every namespace when it is null; glob
+     * characters of the prefix are escaped.
+     */
+    byte[] pattern(String namespace) {
+        StringBuilder glob = new StringBuilder();
+        for (char c : prefix.toCharArray()) {
+            if (c == '*' || c == '?' || c == '[' || c == ']' || c == '\\') {
+                glob.append('\\');
+            }
+            glob.append(c);
+        }
+        glob.append('{');
+        if (namespace != null) {
+            // Namespaces are [A-Za-z0-9._-]: nothing to escape, and the colon ends the name exactly.
+            glob.append(namespace).append(':');
+        }
+        return glob.append('*').toString().getBytes(StandardCharsets.UTF_8);
+    }
+
+    /** The namespace and stored id a key name holds, or null when it is not a record's key name. */
+    String[] parse(byte[] name) {
+        String text = new String(name, StandardCharsets.UTF_8);
+        if (!text.startsWith(prefix + "{") || !text.endsWith("}")) {
+            return null;
+        }
+        String inner = text.substring(prefix.length() + 1, text.length() - 1);
+        int colon = inner.indexOf(':');
+        return colon <= 0 ? null : new String[] {inner.substring(0, colon), inner.substring(colon + 1)};
+    }
+
     byte[] key(IdempotencyKey key) {
         String storageId = key.storageId();
         StringBuilder name = new StringBuilder(prefix.length() + key.namespace().length() + storageId.length() + 3);

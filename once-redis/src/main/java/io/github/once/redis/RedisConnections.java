@@ -9,9 +9,9 @@ import io.lettuce.core.SocketOptions;
 import io.lettuce.core.SslOptions;
 import io.lettuce.core.TimeoutOptions;
 import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.resource.ClientResources;
@@ -28,13 +28,13 @@ import java.util.concurrent.atomic.AtomicBoolean;
  */
 final class RedisConnections implements AutoCloseable {
 
-    private final RedisScriptingAsyncCommands<byte[], byte[]> commands;
+    private final RedisClusterAsyncCommands<byte[], byte[]> commands;
     private final boolean cluster;
     private final AtomicBoolean closed = new AtomicBoolean();
     private final List<AutoCloseable> owned;
     private final String description;
 
-    private RedisConnections(RedisScriptingAsyncCommands<byte[], byte[]> commands, boolean cluster,
+    private RedisConnections(RedisClusterAsyncCommands<byte[], byte[]> commands, boolean cluster,
             List<AutoCloseable> owned, String description) {
         this.commands = commands;
         this.cluster = cluster;
@@ -93,7 +93,8 @@ final class RedisConnections implements AutoCloseable {
         return new RedisConnections(connection.async(), true, List.of(), "caller's redis cluster connection");
     }
 
-    RedisScriptingAsyncCommands<byte[], byte[]> commands() {
+    /** Scripts, and for operators' reads SCAN and TIME (on a cluster SCAN walks every node). */
+    RedisClusterAsyncCommands<byte[], byte[]> commands() {
         return commands;
     }
 

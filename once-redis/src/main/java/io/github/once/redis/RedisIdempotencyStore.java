@@ -171,6 +171,17 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         return replies;
     }
 
+    /** Runs a single-key script on every key: as {@link #claimAll} does, one round trip per chunk. */
+    List<Object> onEachKey(LuaScript single, LuaScript batch, ScriptOutputType type, byte[][] keyNames,
+            byte[][][] args) {
+        return connections.cluster() ? eachKey(single, type, keyNames, args) : inChunks(batch, keyNames, args);
+    }
+
+    /** Operators' view of this store's records (counts and listings SCAN the key prefix). */
+    public RedisStoreInspector inspector() {
+        return new RedisStoreInspector(this, connections.commands(), calls, keys, timeout);
+    }
+
     /** Sends one single-key call per key before reading any reply (a cluster: the keys sit in different slots). */
     private List<Object> eachKey(LuaScript script, ScriptOutputType type, byte[][] keyNames, byte[][][] args) {
         int n = keyNames.length;

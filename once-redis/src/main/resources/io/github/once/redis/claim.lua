@@ -1,6 +1,6 @@
 -- Claims one record in one atomic step. Times are the Redis server's (now, micros from clock.lua), in ms; tokens
 -- in us. Hash fields: s state (P in progress, C completed), t token, l lease deadline (completion time once C),
--- f fingerprint, r result, e expiry.
+-- f fingerprint, r result, e expiry; g the last released token (release.lua).
 -- key the record; fingerprint '+' .. fingerprint, or '-' for none; leaseMs; retentionMs.
 -- Reply: {'A', token, lease} | {'B', lease} | {'D' or 'X', state, token, lease, fingerprint, result, expiry}
 local function claim(key, fingerprint, leaseMs, retentionMs)

@@ -4,7 +4,9 @@ import io.github.once.IdempotencyKey;
 import io.github.once.spi.ClaimRequest;
 import io.github.once.spi.ClaimResult;
 import io.github.once.spi.IdempotencyStore;
+import io.github.once.spi.StoreInspector;
 import io.github.once.testkit.IdempotencyStoreContract;
+import io.github.once.testkit.StoreInspectorContract;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -12,6 +14,7 @@ import java.util.List;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Nested;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
@@ -73,5 +76,19 @@ class RedisClusterStoreContractTest extends IdempotencyStoreContract {
         assertThat(store.claimAll(requests(30))).allMatch(r -> r instanceof ClaimResult.Acquired);
         assertThat(store.claim(requests(31).get(30))).isInstanceOf(ClaimResult.Acquired.class);
         assertThat(store.find(requests(1).get(0).key())).isPresent();
+    }
+
+    /** The inspector contract on the same cluster: its SCAN walks every master. */
+    @Nested
+    class Inspector extends StoreInspectorContract {
+        @Override
+        protected IdempotencyStore createStore() {
+            return RedisClusterStoreContractTest.this.createStore();
+        }
+
+        @Override
+        protected StoreInspector inspectorOf(IdempotencyStore store) {
+            return ((RedisIdempotencyStore) store).inspector();
+        }
     }
 }

@@ -3,6 +3,7 @@ package io.github.once.cli.ops;
 import io.github.once.IdempotencyKey;
 import io.github.once.IdempotencyRecord;
 import io.github.once.RecordState;
+import io.github.once.spi.InspectedRecord;
 import io.github.once.cli.CliException;
 import io.github.once.cli.ExitCodes;
 import java.io.PrintWriter;
@@ -23,7 +24,8 @@ import picocli.CommandLine.Parameters;
 
 /** {@code once inspect <namespace> <id>}: one record as the store holds it. */
 @Command(name = "inspect", mixinStandardHelpOptions = true,
-        description = "Shows one record: state, fencing token, lease, expiry, fingerprint and result. "
+        description = "Shows one record: its standing (in progress, released, lapsed or completed), claim time, "
+                + "fencing token, lease, expiry, fingerprint and result. "
                 + "Exit status 1 when there is no record (never claimed, or expired).")
 public final class InspectCommand implements Callable<Integer> {
 
@@ -54,32 +56,32 @@ public final class InspectCommand implements Callable<Integer> {
         }
         PrintWriter out = spec.commandLine().getOut();
         try (OpsStore s = store.open()) {
-            Optional<IdempotencyRecord> found = s.find(key);
-            String redisKey = s instanceof RedisOpsStore r ? r.redisKey(key) : null;
+            Optional<InspectedRecord> found = s.inspect(key);
             if (json) {
-                out.println(found.map(r -> Json.record(r, redisKey)).orElse("null"));
+                out.println(found.map(Json::record).orElse("null"));
             } else if (found.isEmpty()) {
                 out.println("no record for " + key + " in " + s.describe() + " (never claimed, or expired)");
             } else {
-                print(out, found.get(), redisKey, s.describe());
+                print(out, found.get(), s);
             }
             out.flush();
             return found.isPresent() ? ExitCodes.OK : 1;
         }
     }
 
-    private static void print(PrintWriter out, IdempotencyRecord r, String redisKey, String where) {
+    private static void print(PrintWriter out, InspectedRecord found, OpsStore s) {
         Instant now = Instant.now();
-        out.println("key          " + r.key() + "  (" + where + ")");
-        if (redisKey != null) {
-            out.println("redis key    " + redisKey);
+        IdempotencyRecord r = found.record();
+        out.println("key          " + r.key() + "  (" + s.describe() + ")");
+        if (found.storageKey() != null) {
+            out.println("stored as    " + found.storageKey());
         }
         if (r.key().isDigested()) {
             out.println("stored id    " + r.key().storageId());
         }
-        out.println("state        " + r.state() + (r.state() == RecordState.IN_PROGRESS
-                ? (r.leaseUntil().isAfter(now) ? " (lease live)" : " (lease lapsed: released, or its owner died)")
-                : ""));
+        out.println("state        " + found.standing() + "  (" + Standings.explain(found.standing(),
+                s.tellsReleasedFromLapsed()) + ")");
+        out.println("claimed at   " + found.claimedAt() + relative(found.claimedAt(), now));
         out.println("token        " + r.token());
         out.println((r.state() == RecordState.COMPLETED ? "completed at " : "lease until  ") + r.leaseUntil()
                 + relative(r.leaseUntil(), now));
@@ -102,7 +104,7 @@ public final class InspectCommand implements Callable<Integer> {
                 + (n < result.length ? "..." : "");
     }
 
-    static String utf8(byte[] bytes) {
+    public static String utf8(byte[] bytes) {
         try {
             return StandardCharsets.UTF_8.newDecoder().onMalformedInput(CodingErrorAction.REPORT)
                     .onUnmappableCharacter(CodingErrorAction.REPORT).decode(ByteBuffer.wrap(bytes)).toString();
@@ -111,7 +113,7 @@ public final class InspectCommand implements Callable<Integer> {
         }
     }
 
-    private static String relative(Instant t, Instant now) {
+    static String relative(Instant t, Instant now) {
         Duration d = Duration.between(now, t);
         String amount = Human.duration(d.abs());
         return d.isNegative() ? "  (" + amount + " ago)" : "  (in " + amount + ")";

@@ -1,48 +1,69 @@
 package io.github.once.cli.ops;
 
 import io.github.once.IdempotencyRecord;
+import io.github.once.spi.InspectedRecord;
+import io.github.once.spi.RecordCounts;
+import io.github.once.spi.RecordSummary;
 import java.time.Instant;
 import java.util.Base64;
+import java.util.List;
+import java.util.StringJoiner;
 
 /** The operating commands' JSON, written by hand: a few flat objects. */
-final class Json {
+public final class Json {
     private Json() {
     }
 
-    static String record(IdempotencyRecord r, String redisKey) {
+    static String record(InspectedRecord found) {
+        IdempotencyRecord r = found.record();
         String text = r.result() == null ? null : InspectCommand.utf8(r.result());
         return "{\"namespace\":" + str(r.key().namespace()) + ",\"id\":" + str(r.key().id())
                 + ",\"storageId\":" + str(r.key().storageId())
-                + (redisKey == null ? "" : ",\"redisKey\":" + str(redisKey))
-                + ",\"state\":" + str(r.state().name()) + ",\"token\":" + r.token()
-                + ",\"leaseUntil\":" + str(r.leaseUntil().toString()) + ",\"expiresAt\":" + str(r.expiresAt().toString())
-                + ",\"fingerprint\":" + (r.fingerprint() == null ? "null" : str(r.fingerprint()))
+                + ",\"storageKey\":" + nullable(found.storageKey())
+                + ",\"state\":" + str(r.state().name()) + ",\"standing\":" + str(found.standing().name())
+                + ",\"token\":" + r.token() + ",\"claimedAt\":" + instant(found.claimedAt())
+                + ",\"leaseUntil\":" + instant(r.leaseUntil()) + ",\"expiresAt\":" + instant(r.expiresAt())
+                + ",\"fingerprint\":" + nullable(r.fingerprint())
                 + ",\"resultBase64\":" + (r.result() == null ? "null" : str(Base64.getEncoder().encodeToString(r.result())))
-                + ",\"resultText\":" + (text == null ? "null" : str(text)) + "}";
+                + ",\"resultText\":" + nullable(text) + "}";
     }
 
-    static String stats(StoreStats s, String where, String namespace) {
-        return "{\"store\":" + str(where) + ",\"namespace\":" + (namespace == null ? "null" : str(namespace))
-                + ",\"now\":" + str(s.now().toString())
-                + ",\"completed\":" + s.completed() + ",\"inProgress\":" + s.inProgress() + ",\"lapsed\":" + s.lapsed()
-                + ",\"expiredBacklog\":" + s.expiredBacklog()
-                + ",\"oldestInProgress\":" + (s.oldestKey() == null ? "null"
-                        : "{\"key\":" + str(s.oldestKey()) + ",\"claimedAt\":" + instant(s.oldestClaimedAt())
-                                + ",\"ageMillis\":" + Math.max(0, s.now().toEpochMilli()
-                                        - s.oldestClaimedAt().toEpochMilli()) + "}")
-                + ",\"note\":" + (s.note() == null ? "null" : str(s.note())) + "}";
+    static String stats(RecordCounts c, boolean tellsReleased, List<RecordSummary> oldest, String where,
+            String namespace, String note) {
+        StringJoiner list = new StringJoiner(",", "[", "]");
+        for (RecordSummary r : oldest) {
+            list.add(summary(r, c.now()));
+        }
+        return "{\"store\":" + str(where) + ",\"namespace\":" + nullable(namespace)
+                + ",\"now\":" + instant(c.now())
+                + ",\"completed\":" + c.completed() + ",\"inProgress\":" + c.inProgress()
+                + ",\"released\":" + (tellsReleased ? String.valueOf(c.released()) : "null")
+                + ",\"lapsed\":" + c.lapsed() + ",\"expiredBacklog\":" + c.expired()
+                + ",\"oldestInProgress\":" + (oldest.isEmpty() ? "null" : summary(oldest.get(0), c.now()))
+                + ",\"oldest\":" + list
+                + ",\"note\":" + nullable(note) + "}";
     }
 
-    static String purge(PurgeReport p, String where) {
-        return "{\"store\":" + str(where) + ",\"dryRun\":" + p.dryRun() + ",\"count\":" + p.count()
-                + ",\"note\":" + (p.note() == null ? "null" : str(p.note())) + "}";
+    private static String summary(RecordSummary r, Instant now) {
+        return "{\"key\":" + str(r.displayKey()) + ",\"standing\":" + str(r.standing().name())
+                + ",\"claimedAt\":" + instant(r.claimedAt()) + ",\"leaseUntil\":" + instant(r.leaseUntil())
+                + ",\"ageMillis\":" + Math.max(0, now.toEpochMilli() - r.claimedAt().toEpochMilli()) + "}";
+    }
+
+    static String purge(boolean dryRun, long count, String where, String namespace, String note) {
+        return "{\"store\":" + str(where) + ",\"namespace\":" + nullable(namespace) + ",\"dryRun\":" + dryRun
+                + ",\"count\":" + count + ",\"note\":" + nullable(note) + "}";
     }
 
     private static String instant(Instant t) {
         return t == null ? "null" : str(t.toString());
     }
 
-    static String str(String s) {
+    private static String nullable(String s) {
+        return s == null ? "null" : str(s);
+    }
+
+    public static String str(String s) {
         StringBuilder sb = new StringBuilder("\"");
         for (int i = 0; i < s.length(); i++) {
             char c = s.charAt(i);

@@ -8,14 +8,21 @@ import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
-/** {@code once purge [--dry-run]}: deletes expired records in bounded batches. */
+/** {@code once purge [--namespace NS] [--dry-run]}: deletes expired records in bounded batches. */
 @Command(name = "purge", mixinStandardHelpOptions = true,
-        description = "Deletes records past their expiry, in bounded batches (never one unbounded DELETE). "
-                + "Redis expires records itself, so there it reports that there is nothing to purge.")
+        description = "Deletes records past their expiry, of every namespace or of one, in bounded batches (never "
+                + "one unbounded DELETE). Redis expires records itself, so there it reports that there is nothing "
+                + "to purge.")
 public final class PurgeCommand implements Callable<Integer> {
+
+    /** Rows per batch: each batch is one short statement of the store's. */
+    static final int BATCH = 1_000;
 
     @Mixin
     StoreOptions store;
+
+    @Option(names = "--namespace", paramLabel = "NAMESPACE", description = "Only this namespace's expired records.")
+    String namespace;
 
     @Option(names = "--dry-run", description = "Only count what a purge would delete.")
     boolean dryRun;
@@ -35,17 +42,48 @@ public final class PurgeCommand implements Callable<Integer> {
         if (max < 1) {
             throw new CommandLine.ParameterException(spec.commandLine(), "--max must be at least 1, but was " + max);
         }
+        StoreOptions.requireNamespace(namespace);
         PrintWriter out = spec.commandLine().getOut();
         try (OpsStore s = store.open()) {
-            PurgeReport p = s.purge(dryRun, max);
-            if (json) {
-                out.println(Json.purge(p, s.describe()));
+            long count;
+            String note;
+            if (s.expiresRecordsItself()) {
+                long visible = s.count(namespace).expired();
+                count = 0;
+                note = "nothing to purge: " + s.kind() + " deletes each record itself at its expiry"
+                        + (visible > 0 ? "; " + visible + " expired records are still visible and go at its next "
+                                + "expiry cycle" : "");
+            } else if (dryRun) {
+                long expired = s.count(namespace).expired();
+                count = Math.min(expired, max);
+                note = expired > max ? expired + " expired; a purge would delete " + max + " (raise --max)" : null;
             } else {
-                out.println((p.dryRun() ? "would delete " : "deleted ") + p.count() + " expired records from "
-                        + s.describe() + (p.note() == null ? "" : "; " + p.note()));
+                count = purge(s);
+                note = count >= max ? "stopped at --max " + max + "; run again for more" : null;
+            }
+            String scope = namespace == null ? "" : " of namespace " + namespace;
+            if (json) {
+                out.println(Json.purge(dryRun, count, s.describe(), namespace, note));
+            } else {
+                out.println((dryRun ? "would delete " : "deleted ") + count + " expired records" + scope + " from "
+                        + s.describe() + (note == null ? "" : "; " + note));
             }
             out.flush();
             return ExitCodes.OK;
         }
+    }
+
+    /** Batch after batch until one comes back short (nothing left for now) or --max is reached. */
+    private long purge(OpsStore s) {
+        long total = 0;
+        while (total < max) {
+            int batch = (int) Math.min(BATCH, max - total);
+            int deleted = s.purgeExpired(namespace, batch);
+            total += deleted;
+            if (deleted < batch) {
+                break;
+            }
+        }
+        return total;
     }
 }

@@ -1,20 +1,22 @@
 package io.github.once.cli.ops;
 
-import io.github.once.IdempotencyKey;
-import io.github.once.cli.CliException;
 import io.github.once.cli.ExitCodes;
+import io.github.once.spi.RecordCounts;
+import io.github.once.spi.RecordStanding;
+import io.github.once.spi.RecordSummary;
 import java.io.PrintWriter;
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.Callable;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 
-/** {@code once stats}: records by state, the oldest claim in progress, and the expired backlog. */
+/** {@code once stats}: records by standing, the oldest claims still open, and the expired backlog. */
 @Command(name = "stats", mixinStandardHelpOptions = true,
-        description = "Counts records by state (completed, in progress, lapsed), shows the oldest record still in "
-                + "progress and the expired backlog a purge would delete.")
+        description = "Counts records by standing (completed, in progress, released, lapsed), lists the oldest "
+                + "claims still open (live or lapsed, not released) and the expired backlog a purge would delete.")
 public final class StatsCommand implements Callable<Integer> {
 
     @Mixin
@@ -22,6 +24,10 @@ public final class StatsCommand implements Callable<Integer> {
 
     @Option(names = "--namespace", paramLabel = "NAMESPACE", description = "Only this namespace.")
     String namespace;
+
+    @Option(names = "--oldest", paramLabel = "N", defaultValue = "1",
+            description = "How many of the oldest open claims to list (default ${DEFAULT-VALUE}).")
+    int oldest;
 
     @Option(names = "--json", description = "Print the numbers as JSON.")
     boolean json;
@@ -31,33 +37,50 @@ public final class StatsCommand implements Callable<Integer> {
 
     @Override
     public Integer call() {
-        if (namespace != null) {
-            try {
-                IdempotencyKey.of(namespace, "x");
-            } catch (IllegalArgumentException e) {
-                throw CliException.usage(e.getMessage());
-            }
+        StoreOptions.requireNamespace(namespace);
+        if (oldest < 0) {
+            throw new CommandLine.ParameterException(spec.commandLine(), "--oldest must not be negative, but was "
+                    + oldest);
         }
         PrintWriter out = spec.commandLine().getOut();
         try (OpsStore s = store.open()) {
-            StoreStats st = s.stats(namespace);
+            RecordCounts c = s.count(namespace);
+            List<RecordSummary> open = s.oldestInProgress(namespace, oldest);
+            boolean tells = s.tellsReleasedFromLapsed();
+            String note = s.expiresRecordsItself()
+                    ? s.kind() + " deletes each record itself at its expiry; expired ones still seen go at its next "
+                            + "expiry cycle"
+                    : c.expired() > 0 ? "expired records stay until a purge deletes them" : null;
             if (json) {
-                out.println(Json.stats(st, s.describe(), namespace));
+                out.println(Json.stats(c, tells, open, s.describe(), namespace, note));
             } else {
                 out.println("store            " + s.describe() + (namespace == null ? "" : ", namespace " + namespace));
-                out.println("completed        " + st.completed());
-                out.println("in progress      " + st.inProgress() + "  (lease live)");
-                out.println("lapsed           " + st.lapsed() + "  (in progress, lease ended: released or owner died)");
-                out.println("oldest in prog.  " + (st.oldestKey() == null ? "none"
-                        : st.oldestKey() + ", claimed " + st.oldestClaimedAt() + " ("
-                                + Human.duration(Duration.between(st.oldestClaimedAt(), st.now()).abs()) + " ago)"));
-                out.println("expired backlog  " + (st.expiredBacklog() < 0 ? "n/a" : String.valueOf(st.expiredBacklog())));
-                if (st.note() != null) {
-                    out.println("note             " + st.note());
+                out.println("completed        " + c.completed());
+                out.println("in progress      " + c.inProgress() + "  (lease live: a consumer is working on it)");
+                out.println("released         " + (tells ? c.released() + "  (handler failed, claim given back: "
+                        + "waiting for its retry)" : "n/a  (this store does not tell released from lapsed)"));
+                out.println("lapsed           " + c.lapsed() + "  (" + (tells
+                        ? "lease ran out without a release: owner died or stalled)"
+                        : "lease ended: released after a failure, or owner died)"));
+                if (open.isEmpty()) {
+                    out.println("oldest in prog.  none");
+                }
+                for (int i = 0; i < open.size(); i++) {
+                    out.println((i == 0 ? "oldest in prog.  " : "                 ") + line(open.get(i), c));
+                }
+                out.println("expired backlog  " + c.expired());
+                if (note != null) {
+                    out.println("note             " + note);
                 }
             }
             out.flush();
             return ExitCodes.OK;
         }
+    }
+
+    private static String line(RecordSummary r, RecordCounts c) {
+        return r.displayKey() + ", claimed " + r.claimedAt() + " ("
+                + Human.duration(Duration.between(r.claimedAt(), c.now()).abs()) + " ago), "
+                + (r.standing() == RecordStanding.IN_PROGRESS ? "lease live" : "lease lapsed");
     }
 }

@@ -1,5 +1,6 @@
 package io.github.once.cli.ops;
 
+import io.github.once.IdempotencyKey;
 import io.github.once.cli.CliException;
 import java.net.URI;
 import java.net.URISyntaxException;
@@ -42,7 +43,7 @@ public final class StoreOptions {
     OpsStore open() {
         if (target.redisUri != null) {
             requireUri("--redis-uri", target.redisUri, "redis", "rediss");
-            return RedisOpsStore.open(target.redisUri, keyPrefix);
+            return OpsStore.redis(target.redisUri, keyPrefix);
         }
         String lower = target.jdbcUrl.toLowerCase(Locale.ROOT);
         if (!lower.startsWith("jdbc:")) {
@@ -52,7 +53,19 @@ public final class StoreOptions {
             throw CliException.usage("--table must be a plain SQL identifier ([A-Za-z_][A-Za-z0-9_]*, at most 63), "
                     + "but was '" + table + "'");
         }
-        return JdbcOpsStore.open(target.jdbcUrl, table);
+        return OpsStore.jdbc(target.jdbcUrl, table);
+    }
+
+    /** Fails as a usage error unless {@code namespace} is null or a valid namespace. */
+    static void requireNamespace(String namespace) {
+        if (namespace == null) {
+            return;
+        }
+        try {
+            IdempotencyKey.of(namespace, "x");
+        } catch (IllegalArgumentException e) {
+            throw CliException.usage(e.getMessage());
+        }
     }
 
     static void requireUri(String option, String value, String... schemes) {

@@ -1,6 +1,7 @@
 package io.github.once.cli.ops;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 import io.github.once.Idempotency;
 import io.github.once.IdempotencyKey;
@@ -13,6 +14,7 @@ import io.github.once.redis.RedisIdempotencyStore;
 import io.github.once.spi.ClaimRequest;
 import io.github.once.spi.ClaimResult;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import org.junit.jupiter.api.AfterEach;
@@ -68,18 +70,41 @@ class OpsRedisTest {
     void inspectShowsACompletedRecordWithItsResult() {
         Cli run = once("inspect", ns, "done-1");
         assertThat(run.exitCode()).as(run.toString()).isZero();
-        assertThat(run.out()).contains("key          orders/done-1", "redis key    " + prefix + "{orders:done-1}",
+        assertThat(run.out()).contains("key          orders/done-1", "stored as    " + prefix + "{orders:done-1}",
                 "state        COMPLETED", "result       10 bytes, text: charged 42");
     }
 
     @Test
-    void inspectJsonOfALapsedClaim() {
+    void inspectJsonOfAReleasedClaim() {
         Cli run = once("inspect", ns, "released-1", "--json");
         assertThat(run.exitCode()).as(run.toString()).isZero();
         Map<String, Object> json = MiniJson.object(run.out());
-        assertThat(json).containsEntry("state", "IN_PROGRESS").containsEntry("id", "released-1")
-                .containsEntry("resultBase64", null);
+        assertThat(json).containsEntry("state", "IN_PROGRESS").containsEntry("standing", "RELEASED")
+                .containsEntry("id", "released-1").containsEntry("resultBase64", null)
+                .containsEntry("storageKey", prefix + "{orders:released-1}");
         assertThat((Long) json.get("token")).isPositive();
+
+        Cli text = once("inspect", ns, "released-1");
+        assertThat(text.out()).contains("state        RELEASED  (its handler failed and gave the claim back: "
+                + "waiting for its retry)").doesNotContain("lapsed");
+    }
+
+    @Test
+    void aClaimWhoseOwnerDiedIsLapsedNotReleased() {
+        IdempotencyKey died = IdempotencyKey.of(ns, "died-1");
+        assertThat(store.claim(new ClaimRequest(died, null, Duration.ofMillis(300), Duration.ofMinutes(10))))
+                .isInstanceOf(ClaimResult.Acquired.class);
+        await().atMost(Duration.ofSeconds(10)).until(() ->
+                "LAPSED".equals(MiniJson.object(once("inspect", ns, "died-1", "--json").out()).get("standing")));
+
+        assertThat(once("inspect", ns, "died-1").out()).contains("state        LAPSED  (lease ran out without a "
+                + "release: its owner died or stalled)");
+        Map<String, Object> stats = MiniJson.object(once("stats", "--json", "--oldest", "5").out());
+        assertThat(stats).containsEntry("inProgress", 1L).containsEntry("released", 1L).containsEntry("lapsed", 1L);
+        @SuppressWarnings("unchecked")
+        List<Map<String, Object>> oldest = (List<Map<String, Object>>) stats.get("oldest");
+        assertThat(oldest).extracting(o -> o.get("key") + " " + o.get("standing"))
+                .containsExactly("orders/working-1 IN_PROGRESS", "orders/died-1 LAPSED");
     }
 
     @Test
@@ -101,14 +126,16 @@ class OpsRedisTest {
         Cli run = once("stats", "--json");
         assertThat(run.exitCode()).as(run.toString()).isZero();
         Map<String, Object> json = MiniJson.object(run.out());
-        assertThat(json).containsEntry("completed", 1L).containsEntry("inProgress", 1L).containsEntry("lapsed", 1L)
-                .containsEntry("expiredBacklog", 0L);
+        assertThat(json).containsEntry("completed", 1L).containsEntry("inProgress", 1L).containsEntry("released", 1L)
+                .containsEntry("lapsed", 0L).containsEntry("expiredBacklog", 0L);
         @SuppressWarnings("unchecked")
         Map<String, Object> oldest = (Map<String, Object>) json.get("oldestInProgress");
-        assertThat(oldest.get("key")).isIn("orders/working-1", "orders/released-1");
+        // The released key waits for its retry: it is not a stuck claim.
+        assertThat(oldest).containsEntry("key", "orders/working-1").containsEntry("standing", "IN_PROGRESS");
 
         Cli text = once("stats", "--namespace", ns);
-        assertThat(text.out()).contains("completed        1", "in progress      1", "lapsed           1");
+        assertThat(text.out()).contains("completed        1", "in progress      1", "released         1",
+                "lapsed           0", "oldest in prog.  orders/working-1, claimed ");
         assertThat(once("stats", "--namespace", "other").out()).contains("completed        0");
     }
 

@@ -1,0 +1,94 @@
+package io.github.once;
+
+import io.github.once.spi.InspectedRecord;
+import io.github.once.spi.RecordCounts;
+import io.github.once.spi.RecordStanding;
+import io.github.once.spi.RecordSummary;
+import io.github.once.spi.StoreInspector;
+
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.List;
+import java.util.Optional;
+
+/** Operators' view of an {@link InMemoryIdempotencyStore}: walks its map. A claim's time is its token (µs). */
+final class InMemoryStoreInspector implements StoreInspector {
+
+    private final InMemoryIdempotencyStore store;
+
+    InMemoryStoreInspector(InMemoryIdempotencyStore store) {
+        this.store = store;
+    }
+
+    @Override
+    public boolean tellsReleasedFromLapsed() {
+        return true;
+    }
+
+    @Override
+    public boolean expiresRecordsItself() {
+        return false;
+    }
+
+    @Override
+    public Optional<InspectedRecord> inspect(IdempotencyKey key) {
+        Instant now = store.now();
+        return store.find(key).map(r -> new InspectedRecord(r, standing(r, now), claimedAt(r), null));
+    }
+
+    @Override
+    public RecordCounts count(String namespace) {
+        Instant now = store.now();
+        long[] byStanding = new long[RecordStanding.values().length];
+        long expired = 0;
+        for (IdempotencyRecord r : store.records()) {
+            if (!inNamespace(r, namespace)) {
+                continue;
+            }
+            if (!r.expiresAt().isAfter(now)) {
+                expired++;
+            } else {
+                byStanding[standing(r, now).ordinal()]++;
+            }
+        }
+        return new RecordCounts(now, byStanding[RecordStanding.IN_PROGRESS.ordinal()],
+                byStanding[RecordStanding.RELEASED.ordinal()], byStanding[RecordStanding.LAPSED.ordinal()],
+                byStanding[RecordStanding.COMPLETED.ordinal()], expired);
+    }
+
+    @Override
+    public List<RecordSummary> oldestInProgress(String namespace, int limit) {
+        Instant now = store.now();
+        List<RecordSummary> open = new ArrayList<>();
+        for (IdempotencyRecord r : store.records()) {
+            RecordStanding standing = standing(r, now);
+            if (inNamespace(r, namespace) && r.expiresAt().isAfter(now)
+                    && (standing == RecordStanding.IN_PROGRESS || standing == RecordStanding.LAPSED)) {
+                open.add(new RecordSummary(r.key().namespace(), r.key().storageId(), standing, r.token(),
+                        claimedAt(r), r.leaseUntil(), r.expiresAt()));
+            }
+        }
+        open.sort(Comparator.comparingLong(RecordSummary::token));
+        return List.copyOf(open.subList(0, Math.min(limit, open.size())));
+    }
+
+    @Override
+    public int purgeExpired(String namespace, int maxRecords) {
+        return store.purgeExpired(namespace, maxRecords);
+    }
+
+    private RecordStanding standing(IdempotencyRecord r, Instant now) {
+        return RecordStanding.of(r.state(), r.leaseUntil(), now, store.released(r));
+    }
+
+    private static boolean inNamespace(IdempotencyRecord r, String namespace) {
+        return namespace == null || namespace.equals(r.key().namespace());
+    }
+
+    /** The store issues tokens of at least the clock's microseconds at the claim. */
+    private static Instant claimedAt(IdempotencyRecord r) {
+        return Instant.EPOCH.plus(r.token(), ChronoUnit.MICROS);
+    }
+}

@@ -1,0 +1,256 @@
+package io.github.once.jdbc;
+
+import io.github.once.IdempotencyKey;
+import io.github.once.IdempotencyRecord;
+import io.github.once.OnceException;
+import io.github.once.RecordState;
+import io.github.once.StoreUnavailableException;
+import io.github.once.spi.InspectedRecord;
+import io.github.once.spi.RecordCounts;
+import io.github.once.spi.RecordStanding;
+import io.github.once.spi.RecordSummary;
+import io.github.once.spi.StoreInspector;
+
+import java.sql.Connection;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+
+import javax.sql.DataSource;
+
+/**
+ * Operators' view of a {@link JdbcIdempotencyStore}'s table, with its own read-only statements beside the store's
+ * (and a purge per namespace). Each call is one short statement on a connection of its own; counts and the oldest
+ * claims read the namespace's rows (or the whole table) without an index of their own, so they are for operators,
+ * not for every message. A claim's time is the row's {@code created_at}.
+ *
+ * <p>A release only moves the lease deadline to the release time, the same shape a lapsed lease has, so this store
+ * cannot tell a released record from a lapsed one: both are reported {@link RecordStanding#LAPSED}.
+ */
+public final class JdbcStoreInspector implements StoreInspector {
+
+    private static final int PURGE_TIMEOUT_SECONDS = 30;
+
+    private final DataSource dataSource;
+    private final Sql sql;
+    private final int queryTimeoutSeconds;
+    private final String now;
+    private final String inspect;
+    private final String counts;
+    private final String oldest;
+    private final String oldestInNamespace;
+
+    JdbcStoreInspector(DataSource dataSource, Sql sql, int queryTimeoutSeconds) {
+        this.dataSource = dataSource;
+        this.sql = sql;
+        this.queryTimeoutSeconds = queryTimeoutSeconds;
+        String table = sql.table;
+        // One clock reading per statement: PostgreSQL's statement start, MariaDB's and H2's are per statement.
+        this.now = switch (sql.dialect) {
+            case POSTGRESQL -> "statement_timestamp()";
+            case MARIADB -> "UTC_TIMESTAMP(6)";
+            case H2 -> "CURRENT_TIMESTAMP";
+        };
+        this.inspect = "SELECT state, token, lease_until, expires_at, fingerprint, result, created_at, " + now
+                + " FROM " + table + " WHERE namespace = ? AND record_key = ? AND expires_at > " + now;
+        String live = "expires_at > " + now;
+        this.counts = "SELECT " + now + ","
+                + " SUM(CASE WHEN " + live + " AND state <> 'COMPLETED' AND lease_until > " + now + " THEN 1 ELSE 0 END),"
+                + " SUM(CASE WHEN " + live + " AND state <> 'COMPLETED' AND lease_until <= " + now + " THEN 1 ELSE 0 END),"
+                + " SUM(CASE WHEN " + live + " AND state = 'COMPLETED' THEN 1 ELSE 0 END),"
+                + " SUM(CASE WHEN expires_at <= " + now + " THEN 1 ELSE 0 END)"
+                + " FROM " + table;
+        String open = "SELECT namespace, record_key, token, created_at, lease_until, expires_at, " + now + " FROM "
+                + table + " WHERE state = 'IN_PROGRESS' AND " + live;
+        String order = " ORDER BY created_at, token LIMIT ?";
+        this.oldest = open + order;
+        this.oldestInNamespace = open + " AND namespace = ?" + order;
+    }
+
+    @Override
+    public boolean tellsReleasedFromLapsed() {
+        return false;
+    }
+
+    @Override
+    public boolean expiresRecordsItself() {
+        return false;
+    }
+
+    /**
+     * Checks that the table exists with a records table's columns.
+     *
+     * @throws MissingTableException when it does not
+     * @throws io.github.once.StoreUnavailableException when the database cannot be reached
+     */
+    public void requireTable() {
+        String probe = "SELECT namespace, record_key, state, token, lease_until, expires_at, created_at FROM "
+                + sql.table + " WHERE 1 = 0";
+        try {
+            read("check of table " + sql.table, probe, ps -> { }, rs -> null);
+        } catch (OnceException e) {
+            if (e instanceof StoreUnavailableException || !(e.getCause() instanceof SQLException cause)) {
+                throw e;
+            }
+            throw new MissingTableException("no Once records table '" + sql.table + "' (" + firstLine(cause)
+                    + "); create it with " + sql.dialect.schemaResource(), cause);
+        }
+    }
+
+    @Override
+    public Optional<InspectedRecord> inspect(IdempotencyKey key) {
+        return read("inspect", inspect, ps -> {
+            sql.bindText(ps, 1, key.namespace());
+            sql.bindText(ps, 2, key.storageId());
+        }, rs -> {
+            if (!rs.next()) {
+                return Optional.empty();
+            }
+            RecordState state = RecordState.valueOf(rs.getString(1));
+            Instant leaseUntil = sql.readInstant(rs, 3);
+            IdempotencyRecord record = new IdempotencyRecord(key, state, rs.getLong(2), leaseUntil,
+                    rs.getString(5), rs.getBytes(6), sql.readInstant(rs, 4));
+            RecordStanding standing = RecordStanding.of(state, leaseUntil, sql.readInstant(rs, 8), false);
+            return Optional.of(new InspectedRecord(record, standing, sql.readInstant(rs, 7), null));
+        });
+    }
+
+    @Override
+    public RecordCounts count(String namespace) {
+        return read("count", counts + (namespace == null ? "" : " WHERE namespace = ?"), ps -> {
+            if (namespace != null) {
+                sql.bindText(ps, 1, namespace);
+            }
+        }, rs -> {
+            rs.next();
+            return new RecordCounts(sql.readInstant(rs, 1), rs.getLong(2), 0, rs.getLong(3), rs.getLong(4),
+                    rs.getLong(5));
+        });
+    }
+
+    @Override
+    public List<RecordSummary> oldestInProgress(String namespace, int limit) {
+        if (limit <= 0) {
+            return List.of();
+        }
+        return read("oldest claims", namespace == null ? oldest : oldestInNamespace, ps -> {
+            int next = 1;
+            if (namespace != null) {
+                sql.bindText(ps, next++, namespace);
+            }
+            ps.setInt(next, limit);
+        }, rs -> {
+            List<RecordSummary> open = new ArrayList<>();
+            while (rs.next()) {
+                Instant leaseUntil = sql.readInstant(rs, 5);
+                open.add(new RecordSummary(sql.readText(rs, 1), sql.readText(rs, 2),
+                        RecordStanding.of(RecordState.IN_PROGRESS, leaseUntil, sql.readInstant(rs, 7), false),
+                        rs.getLong(3), sql.readInstant(rs, 4), leaseUntil, sql.readInstant(rs, 6)));
+            }
+            return List.copyOf(open);
+        });
+    }
+
+    /**
+     * One bounded DELETE that walks the expiry index (PostgreSQL locks its batch with {@code SKIP LOCKED}). A
+     * batch that loses a race with a claim deletes nothing this time.
+     */
+    @Override
+    public int purgeExpired(String namespace, int maxRecords) {
+        if (maxRecords <= 0) {
+            throw new IllegalArgumentException("maxRecords must be positive, but was " + maxRecords);
+        }
+        String statement = purge(namespace != null);
+        try (Connection c = dataSource.getConnection()) {
+            try (PreparedStatement ps = c.prepareStatement(statement)) {
+                ps.setQueryTimeout(Math.max(queryTimeoutSeconds, PURGE_TIMEOUT_SECONDS));
+                int next = 1;
+                if (namespace != null) {
+                    sql.bindText(ps, next++, namespace);
+                }
+                ps.setInt(next, maxRecords);
+                int deleted = ps.executeUpdate();
+                end(c);
+                return deleted;
+            } catch (SQLException e) {
+                rollBack(c);
+                if (SqlErrors.isRace(e)) {
+                    return 0;
+                }
+                throw e;
+            }
+        } catch (SQLException e) {
+            throw SqlErrors.translate("purge", e);
+        }
+    }
+
+    private String purge(boolean inNamespace) {
+        String table = sql.table;
+        String filter = inNamespace ? " AND namespace = ?" : "";
+        return switch (sql.dialect) {
+            case POSTGRESQL -> "DELETE FROM " + table + " AS t USING (SELECT namespace, record_key FROM " + table
+                    + " WHERE expires_at <= clock_timestamp()" + filter
+                    + " ORDER BY expires_at LIMIT ? FOR UPDATE SKIP LOCKED) AS d"
+                    + " WHERE t.namespace = d.namespace AND t.record_key = d.record_key";
+            case MARIADB -> "DELETE FROM " + table + " WHERE expires_at <= UTC_TIMESTAMP(6)" + filter
+                    + " ORDER BY expires_at LIMIT ?";
+            case H2 -> "DELETE FROM " + table + " WHERE expires_at <= CURRENT_TIMESTAMP" + filter
+                    + " FETCH FIRST ? ROWS ONLY";
+        };
+    }
+
+    private interface Binder {
+        void bind(PreparedStatement ps) throws SQLException;
+    }
+
+    private interface Reader<R> {
+        R read(ResultSet rs) throws SQLException;
+    }
+
+    private <R> R read(String operation, String query, Binder binder, Reader<R> reader) {
+        try (Connection c = dataSource.getConnection()) {
+            try (PreparedStatement ps = c.prepareStatement(query)) {
+                ps.setQueryTimeout(queryTimeoutSeconds);
+                binder.bind(ps);
+                R answer;
+                try (ResultSet rs = ps.executeQuery()) {
+                    answer = reader.read(rs);
+                }
+                end(c);
+                return answer;
+            } catch (SQLException e) {
+                rollBack(c);
+                throw e;
+            }
+        } catch (SQLException e) {
+            throw SqlErrors.translate(operation, e);
+        }
+    }
+
+    /** Ends the transaction a connection in manual-commit mode (a pool's setting) opened. */
+    private static void end(Connection c) throws SQLException {
+        if (!c.getAutoCommit()) {
+            c.commit();
+        }
+    }
+
+    private static void rollBack(Connection c) {
+        try {
+            if (!c.getAutoCommit()) {
+                c.rollback();
+            }
+        } catch (SQLException e) {
+            // The connection is going back broken or is gone; the failure that brought us here is reported.
+        }
+    }
+
+    private static String firstLine(SQLException e) {
+        String message = String.valueOf(e.getMessage());
+        int nl = message.indexOf('\n');
+        return nl < 0 ? message : message.substring(0, nl);
+    }
+}
