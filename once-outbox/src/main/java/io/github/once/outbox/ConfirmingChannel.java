@@ -107,6 +107,11 @@ final class ConfirmingChannel implements AutoCloseable {
         }
     }
 
+    /** Whether the connection is open: no point claiming rows while it recovers. */
+    boolean brokerReachable() {
+        return connection.isOpen();
+    }
+
     private Channel channel() throws IOException {
         if (channel != null && channel.isOpen()) {
             return channel;

@@ -131,6 +131,13 @@ public final class OutboxRelay implements AutoCloseable {
         while (running) {
             try {
                 RoundResult r = runOnce();
+                if (r.claimed() > 0 && r.unconfirmed() == r.claimed()) {
+                    // Nothing got through: the broker is unreachable or overloaded. Back off instead of
+                    // claiming and giving back the whole table batch by batch.
+                    failures++;
+                    sleepQuietly(errorBackoff(failures));
+                    continue;
+                }
                 failures = 0;
                 if (r.claimed() == batchSize) {
                     continue; // a backlog: go on at once
@@ -175,6 +182,10 @@ public final class OutboxRelay implements AutoCloseable {
      */
     public RoundResult runOnce() {
         OutboxTable t = table();
+        if (!channel.brokerReachable()) {
+            log.debug("Outbox relay {} skips a round: its broker connection is down (recovering or closed)", name);
+            return RoundResult.EMPTY;
+        }
         String owner = name + "#" + claims.incrementAndGet();
         List<ClaimedRow> batch = t.claim(owner, batchSize, lease, ordered);
         if (batch.isEmpty()) {
