@@ -1,52 +1,35 @@
 package io.github.once.outbox;
 
-import io.github.once.OnceException;
 import io.github.once.jdbc.JdbcDialect;
-import io.github.once.spi.Durations;
+import io.github.once.jdbc.JdbcPurger;
+import io.github.once.spi.PurgeableStore;
 
-import java.sql.Connection;
-import java.sql.SQLException;
 import java.time.Duration;
 import java.util.Objects;
-import java.util.concurrent.Executors;
-import java.util.concurrent.ScheduledExecutorService;
-import java.util.concurrent.TimeUnit;
 
 import javax.sql.DataSource;
-
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Deletes sent outbox rows once they are older than the retention, on a schedule and in bounded batches, so the
  * table never needs one huge DELETE. Pending and parked rows are never touched. Several purgers may run on one
- * table: each batch is a short transaction of its own.
+ * table: each batch is a short transaction of its own. The schedule is the record table's ({@link JdbcPurger});
+ * only what a batch deletes differs.
  *
  * <pre>{@code
  * OutboxPurger purger = OutboxPurger.builder(dataSource).retention(Duration.ofDays(1)).build().start();
  * }</pre>
  */
 public final class OutboxPurger implements AutoCloseable {
-    private static final Logger log = LoggerFactory.getLogger(OutboxPurger.class);
 
-    private final DataSource dataSource;
-    private final String tableName;
-    private final JdbcDialect fixedDialect;
-    private final Duration retention;
-    private final Duration interval;
+    private final SentRows sentRows;
     private final int batchSize;
-    private final int maxBatchesPerRun;
-    private volatile OutboxTable table;
-    private ScheduledExecutorService scheduler;
+    private final JdbcPurger schedule;
 
     private OutboxPurger(Builder b) {
-        this.dataSource = b.dataSource;
-        this.tableName = b.table;
-        this.fixedDialect = b.dialect;
-        this.retention = b.retention;
-        this.interval = b.interval;
+        this.sentRows = new SentRows(new TableHandle(b.dataSource, b.dialect, b.table), b.retention);
         this.batchSize = b.batchSize;
-        this.maxBatchesPerRun = b.maxBatchesPerRun;
+        this.schedule = JdbcPurger.builder(sentRows).interval(b.interval).batchSize(b.batchSize)
+                .maxBatchesPerRun(b.maxBatchesPerRun).build();
     }
 
     public static Builder builder(DataSource dataSource) {
@@ -54,23 +37,14 @@ public final class OutboxPurger implements AutoCloseable {
     }
 
     /** Runs {@link #runOnce()} every interval on a daemon thread of its own. */
-    public synchronized OutboxPurger start() {
-        if (scheduler != null) {
-            throw new IllegalStateException("purger already started");
-        }
-        scheduler = Executors.newSingleThreadScheduledExecutor(r -> {
-            Thread t = new Thread(r, "once-outbox-purger");
-            t.setDaemon(true);
-            return t;
-        });
-        long millis = interval.toMillis();
-        scheduler.scheduleWithFixedDelay(this::runQuietly, millis, millis, TimeUnit.MILLISECONDS);
+    public OutboxPurger start() {
+        schedule.start();
         return this;
     }
 
     /** Deletes one batch of at most the batch size; returns how many rows it deleted. */
     public int purgeBatch() {
-        return table().purgeSent(retention, batchSize);
+        return sentRows.purgeExpired(batchSize);
     }
 
     /**
@@ -80,52 +54,19 @@ public final class OutboxPurger implements AutoCloseable {
      * @return how many rows were deleted
      */
     public int runOnce() {
-        int total = 0;
-        for (int i = 0; i < maxBatchesPerRun; i++) {
-            int deleted = purgeBatch();
-            total += deleted;
-            if (deleted < batchSize) {
-                break;
-            }
-        }
-        return total;
-    }
-
-    private void runQuietly() {
-        try {
-            int deleted = runOnce();
-            if (deleted > 0) {
-                log.debug("Purged {} sent outbox rows from {}", deleted, tableName);
-            }
-        } catch (OnceException e) {
-            log.warn("Purge of sent outbox rows failed; will try again in {}", interval, e);
-        } catch (RuntimeException e) {
-            log.error("Unexpected failure purging sent outbox rows; will try again in {}", interval, e);
-        }
-    }
-
-    private OutboxTable table() {
-        OutboxTable t = table;
-        if (t == null) {
-            JdbcDialect dialect = fixedDialect;
-            if (dialect == null) {
-                try (Connection c = dataSource.getConnection()) {
-                    dialect = JdbcDialect.detect(c);
-                } catch (SQLException e) {
-                    throw SqlFailures.translate("dialect detection", e);
-                }
-            }
-            t = new OutboxTable(dataSource, new OutboxSql(dialect, tableName));
-            table = t;
-        }
-        return t;
+        return schedule.runOnce();
     }
 
     @Override
-    public synchronized void close() {
-        if (scheduler != null) {
-            scheduler.shutdownNow();
-            scheduler = null;
+    public void close() {
+        schedule.close();
+    }
+
+    /** Sent rows past their retention, as the purge schedule sees them. */
+    private record SentRows(TableHandle table, Duration retention) implements PurgeableStore {
+        @Override
+        public int purgeExpired(int maxRecords) {
+            return table.get().purgeSent(retention, maxRecords);
         }
     }
 
@@ -163,26 +104,20 @@ public final class OutboxPurger implements AutoCloseable {
             return this;
         }
 
-        /** Time between runs (default 1 minute). */
+        /** Time between runs (default 1 minute); checked when built. */
         public Builder interval(Duration interval) {
-            this.interval = Durations.requirePositive(interval, "interval");
+            this.interval = interval;
             return this;
         }
 
-        /** Rows per DELETE statement (default 1,000). */
+        /** Rows per DELETE statement (default 1,000, at most 100,000); checked when built. */
         public Builder batchSize(int batchSize) {
-            if (batchSize <= 0 || batchSize > 100_000) {
-                throw new IllegalArgumentException("batchSize must be between 1 and 100000, but was " + batchSize);
-            }
             this.batchSize = batchSize;
             return this;
         }
 
-        /** Most batches in one run (default 100), so one run never holds the database for long. */
+        /** Most batches in one run (default 100), so one run never holds the database for long; checked when built. */
         public Builder maxBatchesPerRun(int maxBatchesPerRun) {
-            if (maxBatchesPerRun <= 0) {
-                throw new IllegalArgumentException("maxBatchesPerRun must be positive, but was " + maxBatchesPerRun);
-            }
             this.maxBatchesPerRun = maxBatchesPerRun;
             return this;
         }

@@ -6,7 +6,6 @@ import io.github.once.OnceException;
 import io.github.once.jdbc.JdbcDialect;
 import io.github.once.spi.Durations;
 
-import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -47,7 +46,6 @@ public final class OutboxRelay implements AutoCloseable {
 
     private final DataSource dataSource;
     private final String tableName;
-    private final JdbcDialect fixedDialect;
     private final String name;
     private final int batchSize;
     private final Duration pollInterval;
@@ -61,7 +59,7 @@ public final class OutboxRelay implements AutoCloseable {
     private final ConfirmingChannel channel;
     private final WakeSignal wake = new WakeSignal();
     private final AtomicLong claims = new AtomicLong();
-    private volatile OutboxTable table;
+    private final TableHandle table;
     private volatile boolean running;
     private Thread loop;
     private PgNotifications notifications;
@@ -70,7 +68,7 @@ public final class OutboxRelay implements AutoCloseable {
     private OutboxRelay(Builder b) {
         this.dataSource = b.dataSource;
         this.tableName = b.table;
-        this.fixedDialect = b.dialect;
+        this.table = new TableHandle(b.dataSource, b.dialect, b.table);
         this.name = b.name;
         this.batchSize = b.batchSize;
         this.pollInterval = b.pollInterval;
@@ -281,24 +279,7 @@ public final class OutboxRelay implements AutoCloseable {
     }
 
     private OutboxTable table() {
-        OutboxTable t = table;
-        if (t == null) {
-            synchronized (this) {
-                if (table == null) {
-                    JdbcDialect dialect = fixedDialect;
-                    if (dialect == null) {
-                        try (java.sql.Connection c = dataSource.getConnection()) {
-                            dialect = JdbcDialect.detect(c);
-                        } catch (SQLException e) {
-                            throw SqlFailures.translate("dialect detection", e);
-                        }
-                    }
-                    table = new OutboxTable(dataSource, new OutboxSql(dialect, tableName));
-                }
-                t = table;
-            }
-        }
-        return t;
+        return table.get();
     }
 
     /** Stops the loop (waiting for the round in progress, at most the confirm timeout) and closes the channel. */
