@@ -51,6 +51,11 @@ final class PgNotifications implements Runnable {
                         wake.signal();
                     }
                 }
+                // A pooled connection must not go back still listening: nobody would read its notifications,
+                // and PostgreSQL keeps the queue for the slowest listener.
+                try (Statement st = c.createStatement()) {
+                    st.execute("UNLISTEN *");
+                }
             } catch (SQLException | RuntimeException e) {
                 if (!running) {
                     return;

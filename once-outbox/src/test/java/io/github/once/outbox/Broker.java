@@ -5,10 +5,12 @@ import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
 import com.rabbitmq.client.GetResponse;
 
+import java.io.IOException;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.TimeoutException;
 
 /**
  * The real local RabbitMQ (127.0.0.1:5672, guest/guest): connections with fast automatic recovery, fresh queue
@@ -33,14 +35,14 @@ final class Broker implements AutoCloseable {
         return f;
     }
 
-    synchronized Connection connect(String name) throws Exception {
+    synchronized Connection connect(String name) throws IOException, TimeoutException {
         Connection c = factory().newConnection(name);
         connections.add(c);
         return c;
     }
 
     /** A durable queue of a fresh name, deleted on close. */
-    String queue(Map<String, Object> arguments) throws Exception {
+    String queue(Map<String, Object> arguments) throws IOException, TimeoutException {
         String q = "once-outbox-test-" + UUID.randomUUID().toString().substring(0, 8);
         try (Channel ch = admin().createChannel()) {
             ch.queueDeclare(q, true, false, false, arguments);
@@ -49,18 +51,18 @@ final class Broker implements AutoCloseable {
         return q;
     }
 
-    String queue() throws Exception {
+    String queue() throws IOException, TimeoutException {
         return queue(null);
     }
 
-    long messageCount(String queue) throws Exception {
+    long messageCount(String queue) throws IOException, TimeoutException {
         try (Channel ch = admin().createChannel()) {
             return ch.queueDeclarePassive(queue).getMessageCount();
         }
     }
 
     /** Takes every message now in the queue. */
-    List<GetResponse> drain(String queue) throws Exception {
+    List<GetResponse> drain(String queue) throws IOException, TimeoutException {
         List<GetResponse> all = new ArrayList<>();
         try (Channel ch = admin().createChannel()) {
             GetResponse r;
@@ -71,7 +73,7 @@ final class Broker implements AutoCloseable {
         return all;
     }
 
-    private synchronized Connection admin() throws Exception {
+    private synchronized Connection admin() throws IOException, TimeoutException {
         if (admin == null || !admin.isOpen()) {
             admin = connect("once-outbox-test-admin");
         }
@@ -79,7 +81,7 @@ final class Broker implements AutoCloseable {
     }
 
     @Override
-    public synchronized void close() throws Exception {
+    public synchronized void close() throws IOException, TimeoutException {
         try (Channel ch = admin().createChannel()) {
             for (String q : queues) {
                 ch.queueDelete(q);

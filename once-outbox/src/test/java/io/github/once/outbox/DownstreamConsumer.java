@@ -14,6 +14,7 @@ import io.github.once.rabbitmq.OnceConsumer;
 import io.github.once.rabbitmq.QueueType;
 import io.github.once.rabbitmq.Topology;
 
+import java.io.IOException;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;
 import java.sql.SQLException;
@@ -21,6 +22,7 @@ import java.sql.Statement;
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 
 /**
@@ -82,7 +84,7 @@ final class DownstreamConsumer implements AutoCloseable {
     }
 
     /** The delay and dead-letter queues the consumer's topology declared beside the work queue. */
-    private void deleteRetryQueues() throws Exception {
+    private void deleteRetryQueues() throws IOException, TimeoutException {
         List<String> names = RabbitCtl.queuesStartingWith(queue + ".");
         try (Channel ch = connection.createChannel()) {
             for (String name : names) {
@@ -114,7 +116,7 @@ final class DownstreamConsumer implements AutoCloseable {
     }
 
     @Override
-    public void close() throws Exception {
+    public void close() throws SQLException, IOException, TimeoutException {
         consumer.close();
         deleteRetryQueues();
         try (java.sql.Connection c = dataSource.getConnection(); Statement st = c.createStatement()) {

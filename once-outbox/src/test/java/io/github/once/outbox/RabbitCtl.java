@@ -14,7 +14,7 @@ final class RabbitCtl {
     private RabbitCtl() {
     }
 
-    static List<String> run(String... args) throws IOException, InterruptedException {
+    static List<String> run(String... args) throws IOException {
         List<String> command = new ArrayList<>();
         command.add("rabbitmqctl");
         command.addAll(List.of(args));
@@ -26,14 +26,21 @@ final class RabbitCtl {
                 lines.add(line);
             }
         }
-        if (!p.waitFor(30, TimeUnit.SECONDS) || p.exitValue() != 0) {
+        boolean done;
+        try {
+            done = p.waitFor(30, TimeUnit.SECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IOException("interrupted while rabbitmqctl ran", e);
+        }
+        if (!done || p.exitValue() != 0) {
             throw new IllegalStateException("rabbitmqctl " + String.join(" ", args) + " failed: " + lines);
         }
         return lines;
     }
 
     /** Names of the queues whose name starts with {@code prefix}. */
-    static List<String> queuesStartingWith(String prefix) throws IOException, InterruptedException {
+    static List<String> queuesStartingWith(String prefix) throws IOException {
         List<String> names = new ArrayList<>();
         for (String name : run("-q", "list_queues", "name")) {
             if (name.startsWith(prefix)) {

@@ -13,6 +13,7 @@ import io.github.once.outbox.OutboxSchema;
 import io.github.once.outbox.Wakeup;
 import io.github.once.rabbitmq.OutboundMessage;
 
+import java.io.IOException;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
@@ -25,6 +26,7 @@ import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
@@ -148,7 +150,8 @@ public final class OutboxBenchmark implements Callable<Integer> {
                 }
             };
             Outbox outbox = run.outbox();
-            try (OutboxRelay relay = run.relay(wakeup, clock).start()) {
+            OutboxRelay relay = run.relay(wakeup, clock).start();
+            try {
                 Thread.sleep(500); // let the listener connect before the first commit
                 long interval = TimeUnit.SECONDS.toNanos(1) / rate;
                 long next = System.nanoTime();
@@ -167,6 +170,8 @@ public final class OutboxBenchmark implements Callable<Integer> {
                 while (confirmed.size() < latencyMessages && System.nanoTime() < deadline) {
                     Thread.sleep(5);
                 }
+            } finally {
+                relay.close();
             }
             double[] millis = new double[committed.size()];
             int n = 0;
@@ -218,7 +223,7 @@ public final class OutboxBenchmark implements Callable<Integer> {
         }
 
         @Override
-        public void close() throws Exception {
+        public void close() throws IOException, TimeoutException {
             try (Channel ch = connection.createChannel()) {
                 ch.queueDelete(queue);
             }
