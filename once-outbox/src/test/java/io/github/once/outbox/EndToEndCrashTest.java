@@ -69,7 +69,9 @@ class EndToEndCrashTest {
 
                 await().atMost(Duration.ofSeconds(60)).conditionEvaluationListener(c -> progress(db, consumer))
                         .until(() -> db.count("state = 'SENT'") == MESSAGES);
-                await().atMost(Duration.ofSeconds(60)).conditionEvaluationListener(c -> progress(db, consumer))
+                // The transactional consumer is the slowest stage (a few hundred effects a second on a loaded
+                // 2-core machine): a generous bound, never a wait.
+                await().atMost(Duration.ofSeconds(120)).conditionEvaluationListener(c -> progress(db, consumer))
                         .until(() -> consumer.distinctEffects() == MESSAGES);
 
                 assertThat(db.count("")).isEqualTo(MESSAGES);
