@@ -4,7 +4,6 @@ import com.rabbitmq.client.Connection;
 
 import io.github.once.OnceException;
 import io.github.once.jdbc.JdbcDialect;
-import io.github.once.spi.Durations;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -361,7 +360,7 @@ public final class OutboxRelay implements AutoCloseable {
 
         /** Time between polls when the table had nothing due (default 1 s). */
         public Builder pollInterval(Duration pollInterval) {
-            this.pollInterval = Durations.requirePositive(pollInterval, "pollInterval");
+            this.pollInterval = requirePositive(pollInterval, "pollInterval");
             return this;
         }
 
@@ -371,13 +370,13 @@ public final class OutboxRelay implements AutoCloseable {
          * relay while this one still waits for their confirms.
          */
         public Builder lease(Duration lease) {
-            this.lease = Durations.requirePositive(lease, "lease");
+            this.lease = requirePositive(lease, "lease");
             return this;
         }
 
         /** How long to wait for a batch's confirms before giving its rows back to be sent again (default 10 s). */
         public Builder confirmTimeout(Duration confirmTimeout) {
-            this.confirmTimeout = Durations.requirePositive(confirmTimeout, "confirmTimeout");
+            this.confirmTimeout = requirePositive(confirmTimeout, "confirmTimeout");
             return this;
         }
 
@@ -391,8 +390,8 @@ public final class OutboxRelay implements AutoCloseable {
             if (maxAttempts < 1) {
                 throw new IllegalArgumentException("maxAttempts must be at least 1, but was " + maxAttempts);
             }
-            Durations.requirePositive(initialDelay, "initialDelay");
-            Durations.requirePositive(maxDelay, "maxDelay");
+            requirePositive(initialDelay, "initialDelay");
+            requirePositive(maxDelay, "maxDelay");
             if (maxDelay.compareTo(initialDelay) < 0) {
                 throw new IllegalArgumentException("maxDelay (" + maxDelay + ") must not be shorter than initialDelay ("
                         + initialDelay + ")");
@@ -438,5 +437,13 @@ public final class OutboxRelay implements AutoCloseable {
             }
             return new OutboxRelay(this);
         }
+    }
+
+    private static Duration requirePositive(Duration value, String name) {
+        Objects.requireNonNull(value, name);
+        if (value.isNegative() || value.isZero()) {
+            throw new IllegalArgumentException(name + " must be positive, but was " + value);
+        }
+        return value;
     }
 }

@@ -8,7 +8,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.github.once.IdempotencyConfig;
 import io.github.once.IdempotentExecutor;
 import io.github.once.jdbc.JdbcIdempotencyStore;
-import io.github.once.jdbc.TransactionalIdempotency;
+import io.github.once.jdbc.JdbcTransactionScope;
 import io.github.once.rabbitmq.ConsumerListener;
 import io.github.once.rabbitmq.OnceConsumer;
 import io.github.once.rabbitmq.QueueType;
@@ -75,7 +75,7 @@ final class DownstreamConsumer implements AutoCloseable {
                 .createTableIfMissing(true).build();
         IdempotencyConfig config = IdempotencyConfig.custom().leaseDuration(Duration.ofSeconds(10))
                 .retention(Duration.ofMinutes(10)).build();
-        return TransactionalIdempotency.builder(store).config(config).build();
+        return JdbcTransactionScope.executor(store).config(config).build();
     }
 
     /** Deliveries the consumer received, duplicates and retries included. */
