@@ -66,7 +66,9 @@ public class OnceAutoConfiguration {
                                       Environment env) {
         OnceProperties.StoreKind kind = properties.getStore();
         ClassLoader loader = getClass().getClassLoader();
-        DataSource ds = dataSource.getIfUnique();
+        boolean jdbcWanted = kind == OnceProperties.StoreKind.JDBC
+                || kind == OnceProperties.StoreKind.AUTO && ClassUtils.isPresent(JDBC, loader);
+        DataSource ds = jdbcWanted ? dataSource.getIfUnique() : null;
         if (kind == OnceProperties.StoreKind.JDBC
                 || kind == OnceProperties.StoreKind.AUTO && ds != null && ClassUtils.isPresent(JDBC, loader)) {
             if (ds == null) {
@@ -104,11 +106,13 @@ public class OnceAutoConfiguration {
             OnceAdvice.Builder b = OnceAdvice.builder(store, connectionFactory)
                     .idempotency(idempotency(p))
                     .consumer(consumer(p));
-            PlatformTransactionManager manager = transactions.getIfUnique();
-            DataSource ds = dataSource.getIfUnique();
-            if (p.getJdbc().isTransactional() && manager != null && ds != null
-                    && ClassUtils.isPresent(JDBC, getClass().getClassLoader()) && JdbcStores.isJdbc(store)) {
-                b.transactional(manager, ds);
+            if (p.getJdbc().isTransactional() && ClassUtils.isPresent(JDBC, getClass().getClassLoader())
+                    && JdbcStores.isJdbc(store)) {
+                PlatformTransactionManager manager = transactions.getIfUnique();
+                DataSource ds = dataSource.getIfUnique();
+                if (manager != null && ds != null) {
+                    b.transactional(manager, ds);
+                }
             }
             if (ClassUtils.isPresent("io.micrometer.core.instrument.MeterRegistry", getClass().getClassLoader())
                     && ClassUtils.isPresent("io.github.once.micrometer.OnceMeters", getClass().getClassLoader())) {

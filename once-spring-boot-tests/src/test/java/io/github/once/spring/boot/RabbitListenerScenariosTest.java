@@ -37,6 +37,8 @@ import static org.awaitility.Awaitility.await;
 @SpringBootTest(classes = ScenarioApp.class, properties = {
         "spring.rabbitmq.host=127.0.0.1",
         "once.store=redis",
+        "spring.datasource.url=jdbc:postgresql://127.0.0.1:5432/test",
+        "spring.datasource.username=postgres",
         "spring.data.redis.host=127.0.0.1",
         "spring.data.redis.port=6379",
         "once.lease=2s",

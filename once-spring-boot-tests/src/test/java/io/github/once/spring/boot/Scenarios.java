@@ -30,7 +30,7 @@ final class Scenarios {
 
     static int count(AmqpAdmin admin, String queue) {
         QueueInformation info = admin.getQueueInfo(queue);
-        return info == null ? 0 : info.getMessageCount();
+        return info == null ? 0 : (int) info.getMessageCount();
     }
 
     static List<Message> drain(RabbitTemplate template, String queue) {
