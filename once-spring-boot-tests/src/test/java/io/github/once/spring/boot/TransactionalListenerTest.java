@@ -82,6 +82,15 @@ class TransactionalListenerTest {
             this.jdbc = jdbc;
         }
 
+        /** Through methods: the test holds the transactional proxy, whose own fields are empty. */
+        public int calls() {
+            return calls.get();
+        }
+
+        public void killNextConnection() {
+            killNext.set(true);
+        }
+
         @RabbitListener(queuesToDeclare = @Queue("${scenario.tx}"))
         @Once
         @Transactional
@@ -136,12 +145,12 @@ class TransactionalListenerTest {
     @Test
     void connectionBreakBeforeCommitLeavesNeither() {
         String id = "order-" + UUID.randomUUID();
-        int before = orders.calls.get();
-        orders.killNext.set(true);
+        int before = orders.calls();
+        orders.killNextConnection();
         template.send("", QUEUE, message(id, "pay 20"));
         // The first run's insert and record died with its connection: the redelivery ran the listener again
         // (had the record survived, it would have been a duplicate) and left exactly one effect.
-        await().atMost(Duration.ofSeconds(15)).until(() -> orders.calls.get() - before == 2 && effects(id) == 1);
+        await().atMost(Duration.ofSeconds(15)).until(() -> orders.calls() - before == 2 && effects(id) == 1);
         assertThat(store.find(key(id))).isPresent();
         assertThat(effects(id)).isEqualTo(1);
     }
