@@ -72,7 +72,9 @@ class RabbitListenerScenariosTest {
     IdempotencyStore store;
 
     @AfterAll
-    static void cleanUp(@Autowired AmqpAdmin admin) {
+    static void cleanUp(@Autowired org.springframework.amqp.rabbit.listener.RabbitListenerEndpointRegistry listeners,
+                        @Autowired AmqpAdmin admin) {
+        listeners.stop(); // before the queues go, so no consumer is left to restart on a missing queue
         Scenarios.deleteAll(admin, SINGLE, HEADER, REPLY, BATCH);
     }
 

@@ -1,5 +1,8 @@
 package io.github.once.spring.boot;
 
+import io.github.once.RecordState;
+import io.github.once.spi.IdempotencyStore;
+
 import java.io.IOException;
 import java.lang.reflect.Method;
 import java.time.Duration;
@@ -70,9 +73,13 @@ class StoreOutageTest {
     RabbitListenerEndpointRegistry registry;
     @Autowired
     ApplicationContext context;
+    @Autowired
+    IdempotencyStore store;
 
     @AfterAll
-    static void cleanUp(@Autowired AmqpAdmin admin) throws InterruptedException {
+    static void cleanUp(@Autowired org.springframework.amqp.rabbit.listener.RabbitListenerEndpointRegistry listeners,
+                        @Autowired AmqpAdmin admin) throws InterruptedException {
+        listeners.stop(); // before the queues go, so no consumer is left to restart on a missing queue
         Scenarios.deleteAll(admin, SINGLE, OTHER + "-h", OTHER + "-r", OTHER + "-b");
         REDIS.close();
     }
@@ -103,7 +110,10 @@ class StoreOutageTest {
             ids.add(id);
             template.send("", SINGLE, message(id, "pay"));
         }
-        await().atMost(Duration.ofSeconds(10)).until(() -> ids.stream().allMatch(id -> listeners.effects(id) == 1));
+        // Stopped between messages: every record written, not only every effect done.
+        await().atMost(Duration.ofSeconds(10)).until(() -> ids.stream().allMatch(id -> store.find(
+                io.github.once.IdempotencyKey.of(SINGLE, id)).filter(r -> r.state() == RecordState.COMPLETED)
+                .isPresent()));
 
         REDIS.stop();
         await().atMost(Duration.ofSeconds(10)).until(() -> health().equals("DOWN"));

@@ -123,7 +123,9 @@ class TransactionalListenerTest {
     DataSource dataSource;
 
     @AfterAll
-    static void cleanUp(@Autowired AmqpAdmin admin, @Autowired JdbcTemplate jdbc) {
+    static void cleanUp(@Autowired org.springframework.amqp.rabbit.listener.RabbitListenerEndpointRegistry listeners,
+                        @Autowired AmqpAdmin admin, @Autowired JdbcTemplate jdbc) {
+        listeners.stop(); // before the queues go, so no consumer is left to restart on a missing queue
         Scenarios.deleteAll(admin, QUEUE);
         jdbc.execute("DROP TABLE IF EXISTS " + TABLE + "_effect");
         jdbc.execute("DROP TABLE IF EXISTS " + TABLE + "_record");
