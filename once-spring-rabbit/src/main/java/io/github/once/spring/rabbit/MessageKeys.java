@@ -15,9 +15,10 @@ import org.springframework.amqp.support.converter.SimpleMessageConverter;
 import org.springframework.beans.BeanWrapperImpl;
 import org.springframework.expression.EvaluationContext;
 import org.springframework.expression.Expression;
+import org.springframework.expression.PropertyAccessor;
+import org.springframework.expression.TypedValue;
 import org.springframework.expression.spel.standard.SpelExpressionParser;
 import org.springframework.expression.spel.support.DataBindingPropertyAccessor;
-import org.springframework.expression.spel.support.MapAccessor;
 import org.springframework.expression.spel.support.SimpleEvaluationContext;
 
 /**
@@ -39,7 +40,7 @@ public final class MessageKeys {
         Objects.requireNonNull(converter, "converter");
         Expression parsed = PARSER.parseExpression(requireText(expression, "expression"));
         EvaluationContext context = SimpleEvaluationContext
-                .forPropertyAccessors(new MapAccessor(), DataBindingPropertyAccessor.forReadOnlyAccess())
+                .forPropertyAccessors(new MapEntries(), DataBindingPropertyAccessor.forReadOnlyAccess())
                 .withInstanceMethods().build();
         return KeyExtractor.of(delivery -> {
             Object value;
@@ -115,6 +116,37 @@ public final class MessageKeys {
             throw new IllegalArgumentException(what + " must not be blank, but was '" + value + "'");
         }
         return value;
+    }
+
+    /**
+     * Reads a map's entries as properties ({@code payload.order_id} on a JSON object), read-only. Spring's own
+     * map accessor changed package between Framework 6.2 and 7, so both Boot lines get this one.
+     */
+    private static final class MapEntries implements PropertyAccessor {
+        @Override
+        public Class<?>[] getSpecificTargetClasses() {
+            return new Class<?>[] {Map.class};
+        }
+
+        @Override
+        public boolean canRead(EvaluationContext context, Object target, String name) {
+            return target instanceof Map<?, ?> map && map.containsKey(name);
+        }
+
+        @Override
+        public TypedValue read(EvaluationContext context, Object target, String name) {
+            return new TypedValue(((Map<?, ?>) target).get(name));
+        }
+
+        @Override
+        public boolean canWrite(EvaluationContext context, Object target, String name) {
+            return false;
+        }
+
+        @Override
+        public void write(EvaluationContext context, Object target, String name, Object newValue) {
+            throw new UnsupportedOperationException("key expressions are read-only");
+        }
     }
 
     /** What a key expression sees. */
