@@ -15,9 +15,10 @@ import org.slf4j.LoggerFactory;
 
 /**
  * The consumer's policy, with no broker in it: what to do with a delivery given what the executor answered, its
- * attempt and the retry policy. It only decides; {@link Settlement} publishes, confirms and acks.
+ * attempt and the retry policy. It only decides; {@link Settlement} publishes, confirms and acks. Public for
+ * listener containers Once does not run itself, through {@link ContainerPolicy}.
  */
-final class Disposition {
+public final class Disposition {
     private static final Logger log = LoggerFactory.getLogger(Disposition.class);
 
     private final String queue;
@@ -33,34 +34,34 @@ final class Disposition {
     }
 
     /** What becomes of one delivery. */
-    sealed interface Action {
+    public sealed interface Action {
         /** What the listener hears once the action is carried out. */
         ConsumerAction action();
     }
 
     /** Ack: the work is done (or was done before) and nothing needs sending. */
-    record Ack(ConsumerAction action) implements Action {
+    public record Ack(ConsumerAction action) implements Action {
     }
 
     /** Send the reply to {@code replyTo}, then ack once its confirm is in (or overdue: a reply is best effort). */
-    record Reply(ConsumerAction action, String replyTo, AMQP.BasicProperties properties, byte[] body)
+    public record Reply(ConsumerAction action, String replyTo, AMQP.BasicProperties properties, byte[] body)
             implements Action {
     }
 
     /** Publish a copy of the delivery to {@code queue}; ack once the copy is confirmed, else give it back. */
-    sealed interface Move extends Action {
+    public sealed interface Move extends Action {
         String queue();
 
         AMQP.BasicProperties properties();
     }
 
     /** A delayed retry: the copy comes back as attempt {@code nextAttempt} after {@code delay}. */
-    record Retry(ConsumerAction action, int nextAttempt, Duration delay, String queue,
+    public record Retry(ConsumerAction action, int nextAttempt, Duration delay, String queue,
                  AMQP.BasicProperties properties) implements Move {
     }
 
     /** To the dead-letter queue, with the reason, the attempts and the last error in its headers. */
-    record DeadLetter(DeadLetterReason reason, int attempts, Throwable error, String queue,
+    public record DeadLetter(DeadLetterReason reason, int attempts, Throwable error, String queue,
                       AMQP.BasicProperties properties) implements Move {
         @Override
         public ConsumerAction action() {
@@ -69,7 +70,7 @@ final class Disposition {
     }
 
     /** Give the delivery back unprocessed ({@code nack} with requeue) and pause consumption. */
-    record Requeue(Throwable cause) implements Action {
+    public record Requeue(Throwable cause) implements Action {
         @Override
         public ConsumerAction action() {
             return ConsumerAction.REQUEUED;

@@ -1,0 +1,21 @@
+package io.github.once.spring.boot;
+
+import io.github.once.jdbc.JdbcIdempotencyStore;
+import io.github.once.spi.IdempotencyStore;
+
+import javax.sql.DataSource;
+
+/** once-jdbc's store; a class of its own so applications without once-jdbc never load it. */
+final class JdbcStores {
+    private JdbcStores() {
+    }
+
+    static IdempotencyStore create(DataSource dataSource, OnceProperties.Jdbc jdbc) {
+        return JdbcIdempotencyStore.builder(dataSource).tableName(jdbc.getTable())
+                .createTableIfMissing(jdbc.isCreateTable()).build();
+    }
+
+    static boolean isJdbc(IdempotencyStore store) {
+        return store instanceof JdbcIdempotencyStore;
+    }
+}

@@ -1,0 +1,37 @@
+package io.github.once.spring.rabbit;
+
+import java.lang.annotation.Documented;
+import java.lang.annotation.ElementType;
+import java.lang.annotation.Retention;
+import java.lang.annotation.RetentionPolicy;
+import java.lang.annotation.Target;
+
+/**
+ * Makes a {@code @RabbitListener} method idempotent: each message's effect happens once, duplicates are acked
+ * without calling the method. The key is the message's {@code message_id} unless one of {@link #key()},
+ * {@link #header()} or {@link #field()} says otherwise (at most one of them).
+ */
+@Target(ElementType.METHOD)
+@Retention(RetentionPolicy.RUNTIME)
+@Documented
+public @interface Once {
+
+    /** The key namespace. Default: the queue name. */
+    String namespace() default "";
+
+    /**
+     * A SpEL expression giving the id, evaluated on the message: {@code payload} (converted by the application's
+     * {@code MessageConverter}), {@code headers}, {@code messageId}, {@code messageProperties}, {@code body}.
+     * For example {@code "payload.orderId"} or {@code "headers['x-order-id']"}.
+     */
+    String key() default "";
+
+    /** The id is this header's value. */
+    String header() default "";
+
+    /**
+     * The id is this field of the payload as the application's {@code MessageConverter} reads it (a JSON
+     * object's field with a JSON converter, a bean property of a typed payload).
+     */
+    String field() default "";
+}

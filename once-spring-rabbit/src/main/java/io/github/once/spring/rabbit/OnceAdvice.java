@@ -1,0 +1,458 @@
+package io.github.once.spring.rabbit;
+
+import com.rabbitmq.client.Channel;
+
+import io.github.once.Idempotency;
+import io.github.once.IdempotencyConfig;
+import io.github.once.IdempotencyKey;
+import io.github.once.OnceListener;
+import io.github.once.Outcome;
+import io.github.once.ResultCodec;
+import io.github.once.Task;
+import io.github.once.rabbitmq.ConsumerAction;
+import io.github.once.rabbitmq.ConsumerConfig;
+import io.github.once.rabbitmq.ConsumerListener;
+import io.github.once.rabbitmq.ContainerPolicy;
+import io.github.once.rabbitmq.Disposition;
+import io.github.once.spi.ClaimRequest;
+import io.github.once.spi.ClaimResult;
+import io.github.once.spi.IdempotencyStore;
+
+import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.Function;
+import java.util.function.Supplier;
+
+import javax.sql.DataSource;
+
+import org.aopalliance.intercept.MethodInterceptor;
+import org.aopalliance.intercept.MethodInvocation;
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.amqp.ImmediateRequeueAmqpException;
+import org.springframework.amqp.core.Message;
+import org.springframework.amqp.rabbit.connection.AbstractConnectionFactory;
+import org.springframework.amqp.rabbit.connection.ConnectionFactory;
+import org.springframework.amqp.rabbit.listener.AbstractMessageListenerContainer;
+import org.springframework.amqp.rabbit.support.ListenerExecutionFailedException;
+import org.springframework.transaction.PlatformTransactionManager;
+
+/**
+ * Once around the listener invocation of Spring AMQP's listener containers ({@code SimpleMessageListenerContainer}
+ * and {@code DirectMessageListenerContainer}): put it in a container factory's advice chain and an unchanged
+ * {@code @RabbitListener} method runs once per message key. Listeners take part when their method is marked
+ * {@link Once} (or {@link #register registered}), or every listener of a factory whose chain holds
+ * {@link #forEveryListener()}.
+ *
+ * <p>The container's acknowledge mode stays {@code AUTO}: the advice decides by returning (the container acks)
+ * or throwing {@link ImmediateRequeueAmqpException} (the container gives the message back, whatever its
+ * {@code defaultRequeueRejected}). Every move is published and confirmed before the advice returns, so a message
+ * is acked only after its record, its retry copy or its dead-letter copy is safe:
+ * <ul>
+ *     <li>processed or duplicate: returns; a request with {@code reply_to} gets the stored reply (the method's
+ *     return value, sent by Once after the record, and again to a duplicate);</li>
+ *     <li>busy elsewhere: a copy to the delay queue, same attempt; a failure: a copy with the next attempt, and
+ *     after the last attempt the dead-letter queue with reason headers; no key, or a conflict: the dead-letter
+ *     queue;</li>
+ *     <li>store unreachable: the message goes back and the queue's containers stop until the store answers.</li>
+ * </ul>
+ * A batch listener ({@code List<Message>}) is called once with the messages whose keys one batch claim acquired.
+ */
+public final class OnceAdvice implements MethodInterceptor, AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(OnceAdvice.class);
+
+    private final Shared shared;
+    private final boolean every;
+
+    private OnceAdvice(Shared shared, boolean every) {
+        this.shared = shared;
+        this.every = every;
+    }
+
+    public static Builder builder(IdempotencyStore store, ConnectionFactory connectionFactory) {
+        return new Builder(store, connectionFactory);
+    }
+
+    /** This advice for a factory whose every listener is idempotent, with the defaults for unregistered queues. */
+    public OnceAdvice forEveryListener() {
+        return new OnceAdvice(shared, true);
+    }
+
+    /** Makes the listeners of {@code queue} idempotent, with {@code config} (its key, namespace, retry). */
+    public void register(String queue, ConsumerConfig config) {
+        shared.configs.put(Objects.requireNonNull(queue, "queue"), Objects.requireNonNull(config, "config"));
+        shared.policies.remove(queue);
+    }
+
+    /** The consumer settings every queue starts from. */
+    public ConsumerConfig defaults() {
+        return shared.defaults;
+    }
+
+    /** The executor listeners run with (outside transactional mode). */
+    public Idempotency executor() {
+        return shared.executor;
+    }
+
+    /** The containers whose queues are stopped while the store is unreachable (default: none known). */
+    public void containers(Supplier<Collection<AbstractMessageListenerContainer>> containers) {
+        shared.containers = Objects.requireNonNull(containers, "containers");
+    }
+
+    @Override
+    public Object invoke(MethodInvocation invocation) throws Throwable {
+        Object[] args = invocation.getArguments();
+        if (args.length != 2 || !(args[0] instanceof Channel)) {
+            return invocation.proceed();
+        }
+        if (args[1] instanceof Message message) {
+            ContainerPolicy policy = policy(message);
+            return policy == null ? invocation.proceed() : single(invocation, policy, message);
+        }
+        if (args[1] instanceof List<?> list && !list.isEmpty() && list.get(0) instanceof Message first) {
+            ContainerPolicy policy = policy(first);
+            @SuppressWarnings("unchecked")
+            List<Message> messages = (List<Message>) list;
+            return policy == null ? invocation.proceed() : batch(invocation, policy, messages);
+        }
+        return invocation.proceed();
+    }
+
+    private ContainerPolicy policy(Message message) {
+        String queue = message.getMessageProperties().getConsumerQueue();
+        if (queue == null || (!every && !shared.configs.containsKey(queue))) {
+            return null;
+        }
+        return shared.policies.computeIfAbsent(queue, this::newPolicy);
+    }
+
+    private ContainerPolicy newPolicy(String queue) {
+        ConsumerConfig config = shared.configs.getOrDefault(queue, shared.defaults);
+        try {
+            shared.moves.declare(config.topology(), queue, config.retry());
+        } catch (java.io.IOException e) {
+            throw new ImmediateRequeueAmqpException("Once could not declare the retry queues of " + queue, e);
+        }
+        return ContainerPolicy.of(queue, config);
+    }
+
+    // ---- one message
+
+    private Object single(MethodInvocation invocation, ContainerPolicy policy, Message message) throws Throwable {
+        String queue = message.getMessageProperties().getConsumerQueue();
+        requireRunning(queue);
+        SpringDelivery delivery = SpringDelivery.of(message);
+        ContainerPolicy.Admitted admitted = policy.admit(delivery);
+        ConsumerListener listener = shared.listener(queue);
+        listener.onDelivery(delivery, admitted.attempt());
+        Disposition.Action action;
+        if (admitted.key() == null) {
+            action = policy.decide(admitted, null);
+        } else {
+            ReplyCapture capture = ReplyCapture.forReplyTo(message.getMessageProperties().getReplyTo());
+            Channel channel = (Channel) invocation.getArguments()[0];
+            Task<byte[]> task = new Task<>(admitted.key(), message.getBody(), ResultCodec.bytes(), ctx -> {
+                invocation.getArguments()[0] = capture.wrap(channel);
+                proceed(invocation);
+                return capture.encoded();
+            });
+            Outcome<byte[]> outcome;
+            try {
+                outcome = shared.transactions != null ? shared.transactions.execute(task) : shared.executor.execute(task);
+            } catch (RuntimeException e) {
+                carryOut(queue, delivery, admitted.key(), policy.storeFailed(e));
+                return null;
+            }
+            action = policy.decide(admitted, outcome);
+        }
+        carryOut(queue, delivery, admitted.key(), action);
+        return null;
+    }
+
+    // ---- a batch
+
+    private Object batch(MethodInvocation invocation, ContainerPolicy policy, List<Message> messages) throws Throwable {
+        String queue = messages.get(0).getMessageProperties().getConsumerQueue();
+        requireRunning(queue);
+        ConsumerListener listener = shared.listener(queue);
+        List<SpringDelivery> deliveries = new ArrayList<>(messages.size());
+        List<ContainerPolicy.Admitted> admitted = new ArrayList<>(messages.size());
+        List<Task<byte[]>> tasks = new ArrayList<>();
+        BatchCall call = new BatchCall(invocation);
+        for (Message m : messages) {
+            SpringDelivery d = SpringDelivery.of(m);
+            ContainerPolicy.Admitted a = policy.admit(d);
+            listener.onDelivery(d, a.attempt());
+            deliveries.add(d);
+            admitted.add(a);
+            if (a.key() != null) {
+                int taskIndex = tasks.size();
+                call.add(m, a.key());
+                tasks.add(new Task<>(a.key(), m.getBody(), ResultCodec.bytes(), ctx -> call.runFor(taskIndex)));
+            }
+        }
+        List<Outcome<byte[]>> outcomes;
+        try {
+            if (tasks.isEmpty()) {
+                outcomes = List.of();
+            } else if (shared.transactions != null) {
+                outcomes = shared.transactions.executeBatch(tasks, call::invokeWith);
+            } else {
+                outcomes = ClaimWatchingStore.watching(call::claimed, () -> shared.executor.executeAll(tasks));
+            }
+        } catch (RuntimeException e) {
+            Disposition.Action requeue = policy.storeFailed(e);
+            for (int i = 0; i < deliveries.size(); i++) {
+                listener.onAction(deliveries.get(i), admitted.get(i).key(), requeue.action());
+            }
+            shared.pause.pause(queue, e);
+            throw new ImmediateRequeueAmqpException("Once: the store is unreachable; the batch goes back", e);
+        }
+        int next = 0;
+        for (int i = 0; i < admitted.size(); i++) {
+            ContainerPolicy.Admitted a = admitted.get(i);
+            Outcome<byte[]> outcome = a.key() == null ? null : outcomes.get(next++);
+            carryOut(queue, deliveries.get(i), a.key(), policy.decide(a, outcome));
+        }
+        return null;
+    }
+
+    /** One call of a batch listener, with the messages whose keys were acquired. */
+    private static final class BatchCall {
+        private final MethodInvocation invocation;
+        private final List<Message> messages = new ArrayList<>();
+        private final List<IdempotencyKey> keys = new ArrayList<>();
+        private List<Integer> acquired;
+        private boolean called;
+        private Exception failure;
+
+        BatchCall(MethodInvocation invocation) {
+            this.invocation = invocation;
+        }
+
+        void add(Message message, IdempotencyKey key) {
+            messages.add(message);
+            keys.add(key);
+        }
+
+        /** The batch claim's answers: the first message of each acquired key goes to the listener. */
+        void claimed(List<ClaimRequest> requests, List<ClaimResult> results) {
+            Set<IdempotencyKey> won = new HashSet<>();
+            for (int i = 0; i < requests.size(); i++) {
+                if (results.get(i) instanceof ClaimResult.Acquired) {
+                    won.add(requests.get(i).key());
+                }
+            }
+            List<Integer> indexes = new ArrayList<>();
+            Set<IdempotencyKey> seen = new HashSet<>();
+            for (int i = 0; i < keys.size(); i++) {
+                if (seen.add(keys.get(i)) && won.contains(keys.get(i))) {
+                    indexes.add(i);
+                }
+            }
+            acquired = indexes;
+        }
+
+        /** The handler of task {@code index}: the first one to run calls the listener for all. */
+        byte[] runFor(int index) throws Exception {
+            if (!called) {
+                called = true;
+                // One keyed message is claimed alone, without a batch claim.
+                failure = invokeWith(acquired != null ? acquired : List.of(index));
+            }
+            if (failure != null) {
+                throw failure;
+            }
+            return null;
+        }
+
+        Exception invokeWith(List<Integer> indexes) {
+            List<Message> chosen = new ArrayList<>(indexes.size());
+            for (int i : indexes) {
+                chosen.add(messages.get(i));
+            }
+            invocation.getArguments()[1] = chosen;
+            try {
+                proceed(invocation);
+                return null;
+            } catch (Exception e) {
+                return e;
+            }
+        }
+    }
+
+    // ---- carrying out a decision
+
+    private void carryOut(String queue, SpringDelivery delivery, IdempotencyKey key, Disposition.Action action) {
+        ConsumerListener listener = shared.listener(queue);
+        if (action instanceof Disposition.Requeue requeue) {
+            listener.onAction(delivery, key, action.action());
+            shared.pause.pause(queue, requeue.cause());
+            throw new ImmediateRequeueAmqpException("Once: the store is unreachable; the message goes back",
+                    requeue.cause());
+        }
+        if (action instanceof Disposition.Move move) {
+            try {
+                shared.moves.move(move.queue(), move.properties(), delivery.getBody());
+            } catch (RuntimeException e) {
+                listener.onAction(delivery, key, ConsumerAction.REQUEUED);
+                throw new ImmediateRequeueAmqpException("Once: the copy for " + move.queue()
+                        + " was not confirmed; the message goes back", e);
+            }
+        } else if (action instanceof Disposition.Reply reply) {
+            try {
+                StoredReply stored = StoredReply.decode(reply.body(), reply.properties());
+                shared.moves.reply(reply.replyTo(), stored.properties(), stored.body());
+            } catch (RuntimeException e) {
+                log.warn("Once: the reply to {} could not be sent (a reply is best effort): {}", reply.replyTo(),
+                        e.toString());
+            }
+        }
+        listener.onAction(delivery, key, action.action());
+    }
+
+    private void requireRunning(String queue) {
+        if (shared.pause.isPaused(queue)) {
+            throw new ImmediateRequeueAmqpException("Once: the store is unreachable; the message goes back");
+        }
+    }
+
+    /** Runs the listener; its exception, unwrapped from Spring's, is the handler's failure. */
+    static void proceed(MethodInvocation invocation) throws Exception {
+        try {
+            invocation.proceed();
+        } catch (ListenerExecutionFailedException e) {
+            Throwable cause = e.getCause() != null ? e.getCause() : e;
+            while (cause instanceof org.springframework.messaging.MessagingException && cause.getCause() != null) {
+                cause = cause.getCause();
+            }
+            throw cause instanceof Exception ex ? ex : e;
+        } catch (Exception | Error e) {
+            throw e;
+        } catch (Throwable t) {
+            throw new IllegalStateException(t);
+        }
+    }
+
+    @Override
+    public void close() {
+        shared.pause.close();
+        shared.moves.close();
+        shared.executor.close();
+    }
+
+    /** What the advice and its every-listener view share. */
+    private static final class Shared {
+        final ConsumerConfig defaults;
+        final Idempotency executor;
+        final SpringTransactions transactions;
+        final MoveSender moves;
+        final ContainerPause pause;
+        final Function<String, ConsumerListener> listeners;
+        final Map<String, ConsumerConfig> configs = new ConcurrentHashMap<>();
+        final Map<String, ContainerPolicy> policies = new ConcurrentHashMap<>();
+        final Map<String, ConsumerListener> listenerByQueue = new ConcurrentHashMap<>();
+        volatile Supplier<Collection<AbstractMessageListenerContainer>> containers = List::of;
+
+        Shared(Builder b) {
+            this.defaults = b.consumer;
+            this.executor = Idempotency.builder(new ClaimWatchingStore(b.store)).config(b.idempotency)
+                    .listener(b.executorListener).build();
+            this.transactions = b.transactionManager == null ? null : SpringTransactionsFactory.create(b);
+            this.moves = new MoveSender(rabbitFactory(b.connectionFactory), b.consumer);
+            this.listeners = b.consumerListeners;
+            this.pause = new ContainerPause(b.store, b.consumer.storeBackoff(), b.consumer.maxStoreBackoff(),
+                    () -> containers.get(),
+                    (queue, backoff) -> listener(queue).onPause(new IllegalStateException("store unreachable"), backoff),
+                    queue -> listener(queue).onResume());
+        }
+
+        ConsumerListener listener(String queue) {
+            return listenerByQueue.computeIfAbsent(queue, q -> {
+                ConsumerListener l = listeners.apply(q);
+                return l == null ? ConsumerListener.NONE : l;
+            });
+        }
+
+        private static com.rabbitmq.client.ConnectionFactory rabbitFactory(ConnectionFactory factory) {
+            if (factory instanceof AbstractConnectionFactory abstractFactory) {
+                return abstractFactory.getRabbitConnectionFactory();
+            }
+            throw new IllegalArgumentException("Once publishes its moves on a connection of its own and needs an "
+                    + "AbstractConnectionFactory (such as CachingConnectionFactory), but got " + factory.getClass());
+        }
+    }
+
+    /** Builds the advice; everything but the store and the connection factory has a default. */
+    public static final class Builder {
+        private final IdempotencyStore store;
+        private final ConnectionFactory connectionFactory;
+        private IdempotencyConfig idempotency = IdempotencyConfig.defaults();
+        private ConsumerConfig consumer = ConsumerConfig.defaults();
+        private OnceListener executorListener = OnceListener.NONE;
+        private Function<String, ConsumerListener> consumerListeners = queue -> ConsumerListener.NONE;
+        private PlatformTransactionManager transactionManager;
+        private DataSource dataSource;
+
+        private Builder(IdempotencyStore store, ConnectionFactory connectionFactory) {
+            this.store = Objects.requireNonNull(store, "store");
+            this.connectionFactory = Objects.requireNonNull(connectionFactory, "connectionFactory");
+        }
+
+        /** Lease, retention and fingerprint. */
+        public Builder idempotency(IdempotencyConfig config) {
+            this.idempotency = Objects.requireNonNull(config, "idempotency");
+            return this;
+        }
+
+        /** Key, namespace, retry, topology, move timeout and store back-off for every queue not registered. */
+        public Builder consumer(ConsumerConfig config) {
+            this.consumer = Objects.requireNonNull(config, "consumer");
+            return this;
+        }
+
+        public Builder executorListener(OnceListener listener) {
+            this.executorListener = Objects.requireNonNull(listener, "executorListener");
+            return this;
+        }
+
+        /** A consumer listener per queue (such as once-micrometer's consumer meters). */
+        public Builder consumerListeners(Function<String, ConsumerListener> listeners) {
+            this.consumerListeners = Objects.requireNonNull(listeners, "consumerListeners");
+            return this;
+        }
+
+        /**
+         * Transactional mode: each listener runs in a transaction of {@code manager} and the record is written on
+         * that transaction's connection of {@code dataSource}. The store must be once-jdbc's, over the same
+         * database.
+         */
+        public Builder transactional(PlatformTransactionManager manager, DataSource dataSource) {
+            this.transactionManager = Objects.requireNonNull(manager, "transactionManager");
+            this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+            return this;
+        }
+
+        public OnceAdvice build() {
+            return new OnceAdvice(new Shared(this), false);
+        }
+    }
+
+    /** Keeps once-jdbc off the class path of applications that do not use transactional mode. */
+    private static final class SpringTransactionsFactory {
+        static SpringTransactions create(Builder b) {
+            if (!(b.store instanceof io.github.once.jdbc.JdbcIdempotencyStore jdbc)) {
+                throw new IllegalArgumentException("transactional mode needs once-jdbc's JdbcIdempotencyStore, but the "
+                        + "store is " + b.store);
+            }
+            Idempotency plain = Idempotency.builder(jdbc).config(b.idempotency).listener(b.executorListener).build();
+            return new SpringTransactions(b.transactionManager, b.dataSource, jdbc, plain);
+        }
+    }
+}
