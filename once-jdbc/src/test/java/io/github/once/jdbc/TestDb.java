@@ -28,6 +28,20 @@ enum TestDb {
         this.dialect = dialect;
     }
 
+    /** A pool on another database of the same server, read-committed and auto-commit. */
+    static HikariDataSource pool(String url, String user, String name) {
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl(url);
+        config.setUsername(user);
+        config.setPassword("");
+        config.setMaximumPoolSize(24);
+        config.setMinimumIdle(0);
+        config.setConnectionTimeout(5_000);
+        config.setTransactionIsolation("TRANSACTION_READ_COMMITTED");
+        config.setPoolName(name);
+        return new HikariDataSource(config);
+    }
+
     /** A pool with the given isolation (e.g. TRANSACTION_REPEATABLE_READ) and auto-commit default. */
     HikariDataSource pool(String isolation, boolean autoCommit) {
         HikariConfig config = new HikariConfig();
