@@ -79,7 +79,10 @@ class JdbcIdempotencyStoreTest {
             try (Connection c = effectsPool.getConnection()) {
                 TestDb.POSTGRESQL.createEffectTable(c, effects);
             }
+            // The dead process's lease is short, so the redelivery need not wait long; the second's is long, so a
+            // slow machine cannot take the key from it while it works.
             IdempotencyConfig config = IdempotencyConfig.custom().leaseDuration(Duration.ofMillis(300)).build();
+            IdempotencyConfig secondConfig = IdempotencyConfig.custom().leaseDuration(Duration.ofSeconds(30)).build();
             IdempotencyKey key = IdempotencyKey.of("sep" + UUID.randomUUID().toString().substring(0, 8), "m-1");
             AtomicInteger handlerRuns = new AtomicInteger();
             try {
@@ -109,7 +112,7 @@ class JdbcIdempotencyStoreTest {
                 // claims the key and runs the handler, and the effect happens a second time.
                 try (HikariDataSource secondProcess = TestDb.POSTGRESQL.pool("TRANSACTION_READ_COMMITTED", true);
                      Idempotency once = Idempotency.builder(JdbcIdempotencyStore.builder(secondProcess)
-                             .tableName(table).build()).config(config).build()) {
+                             .tableName(table).build()).config(secondConfig).build()) {
                     AtomicReference<Outcome<String>> redelivery = new AtomicReference<>();
                     await().atMost(Duration.ofSeconds(10)).until(() -> {
                         redelivery.set(once.execute(key, new byte[]{1}, ResultCodec.utf8(), ctx -> {
