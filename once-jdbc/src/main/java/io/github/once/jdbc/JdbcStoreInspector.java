@@ -28,12 +28,15 @@ import javax.sql.DataSource;
  * claims read the namespace's rows (or the whole table) without an index of their own, so they are for operators,
  * not for every message. A claim's time is the row's {@code created_at}.
  *
- * <p>A release only moves the lease deadline to the release time, the same shape a lapsed lease has, so this store
- * cannot tell a released record from a lapsed one: both are reported {@link RecordStanding#LAPSED}.
+ * <p>A release moves the lease deadline to the release time and clears the row's {@code claim_id}, which every claim
+ * sets: an in-progress row past its lease without a {@code claim_id} is {@link RecordStanding#RELEASED}, one with
+ * it {@link RecordStanding#LAPSED}.
  */
 public final class JdbcStoreInspector implements StoreInspector {
 
     private static final int PURGE_TIMEOUT_SECONDS = 30;
+    /** A released row: in progress, its claim given back (see {@link Sql}). */
+    private static final String RELEASED = "(state = 'IN_PROGRESS' AND claim_id IS NULL)";
 
     private final DataSource dataSource;
     private final Sql sql;
@@ -56,16 +59,19 @@ public final class JdbcStoreInspector implements StoreInspector {
             case H2 -> "CURRENT_TIMESTAMP";
         };
         this.inspect = "SELECT state, token, lease_until, expires_at, fingerprint, result, created_at, " + now
-                + " FROM " + table + " WHERE namespace = ? AND record_key = ? AND expires_at > " + now;
+                + ", " + RELEASED + " FROM " + table + " WHERE namespace = ? AND record_key = ? AND expires_at > " + now;
         String live = "expires_at > " + now;
         this.counts = "SELECT " + now + ","
                 + " SUM(CASE WHEN " + live + " AND state <> 'COMPLETED' AND lease_until > " + now + " THEN 1 ELSE 0 END),"
-                + " SUM(CASE WHEN " + live + " AND state <> 'COMPLETED' AND lease_until <= " + now + " THEN 1 ELSE 0 END),"
+                + " SUM(CASE WHEN " + live + " AND state <> 'COMPLETED' AND lease_until <= " + now + " AND "
+                + RELEASED + " THEN 1 ELSE 0 END),"
+                + " SUM(CASE WHEN " + live + " AND state <> 'COMPLETED' AND lease_until <= " + now + " AND NOT "
+                + RELEASED + " THEN 1 ELSE 0 END),"
                 + " SUM(CASE WHEN " + live + " AND state = 'COMPLETED' THEN 1 ELSE 0 END),"
                 + " SUM(CASE WHEN expires_at <= " + now + " THEN 1 ELSE 0 END)"
                 + " FROM " + table;
         String open = "SELECT namespace, record_key, token, created_at, lease_until, expires_at, " + now + " FROM "
-                + table + " WHERE state = 'IN_PROGRESS' AND " + live;
+                + table + " WHERE state = 'IN_PROGRESS' AND NOT " + RELEASED + " AND " + live;
         String order = " ORDER BY created_at, token LIMIT ?";
         this.oldest = open + order;
         this.oldestInNamespace = open + " AND namespace = ?" + order;
@@ -73,7 +79,7 @@ public final class JdbcStoreInspector implements StoreInspector {
 
     @Override
     public boolean tellsReleasedFromLapsed() {
-        return false;
+        return true;
     }
 
     @Override
@@ -114,7 +120,7 @@ public final class JdbcStoreInspector implements StoreInspector {
             Instant leaseUntil = sql.readInstant(rs, 3);
             IdempotencyRecord record = new IdempotencyRecord(key, state, rs.getLong(2), leaseUntil,
                     rs.getString(5), rs.getBytes(6), sql.readInstant(rs, 4));
-            RecordStanding standing = RecordStanding.of(state, leaseUntil, sql.readInstant(rs, 8), false);
+            RecordStanding standing = RecordStanding.of(state, leaseUntil, sql.readInstant(rs, 8), rs.getBoolean(9));
             return Optional.of(new InspectedRecord(record, standing, sql.readInstant(rs, 7), null));
         });
     }
@@ -127,8 +133,8 @@ public final class JdbcStoreInspector implements StoreInspector {
             }
         }, rs -> {
             rs.next();
-            return new RecordCounts(sql.readInstant(rs, 1), rs.getLong(2), 0, rs.getLong(3), rs.getLong(4),
-                    rs.getLong(5));
+            return new RecordCounts(sql.readInstant(rs, 1), rs.getLong(2), rs.getLong(3), rs.getLong(4),
+                    rs.getLong(5), rs.getLong(6));
         });
     }
 

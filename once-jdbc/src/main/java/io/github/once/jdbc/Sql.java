@@ -20,6 +20,11 @@ import java.util.function.IntFunction;
  * <p>The claim is a single statement that writes a row only when "the stored row may be taken": absent, expired,
  * or in progress with a lapsed lease; a duplicate leaves its row unwritten. The row it returns answers the claim:
  * it carries this attempt's random {@code claim_id} only when this attempt acquired it.
+ *
+ * <p>A release moves the lease deadline to the release time and clears {@code claim_id}: no claim holds the row
+ * any more, and an in-progress row without one is a released row, which tells it from a lapsed lease (whose
+ * {@code claim_id} stays). Every claim writes a new {@code claim_id}, so a retry's claim makes the row an
+ * ordinary claim again. Claims do not read {@code claim_id} to decide whether a row may be taken.
  */
 final class Sql {
 
@@ -61,7 +66,7 @@ final class Sql {
                         + " completed_at = c.now, expires_at = c.now + ? * INTERVAL '1 microsecond'" + fromNow
                         + owned;
                 complete = completeHeld + " AND t.lease_until > c.now";
-                releaseHeld = "UPDATE " + table + " AS t SET lease_until = c.now" + fromNow
+                releaseHeld = "UPDATE " + table + " AS t SET lease_until = c.now, claim_id = NULL" + fromNow
                         + owned;
                 release = releaseHeld + " AND t.lease_until > c.now";
                 renew = "UPDATE " + table + " AS t SET lease_until = c.now + ? * INTERVAL '1 microsecond',"
@@ -82,7 +87,7 @@ final class Sql {
                 completeHeld = "UPDATE " + table + " SET state = 'COMPLETED', result = ?, lease_until = UTC_TIMESTAMP(6),"
                         + " completed_at = UTC_TIMESTAMP(6), expires_at = UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND" + owned;
                 complete = completeHeld + " AND lease_until > UTC_TIMESTAMP(6)";
-                releaseHeld = "UPDATE " + table + " SET lease_until = UTC_TIMESTAMP(6)" + owned;
+                releaseHeld = "UPDATE " + table + " SET lease_until = UTC_TIMESTAMP(6), claim_id = NULL" + owned;
                 release = releaseHeld + " AND lease_until > UTC_TIMESTAMP(6)";
                 renew = "UPDATE " + table + " SET expires_at = GREATEST(expires_at, UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND),"
                         + " lease_until = UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND" + owned
@@ -98,7 +103,7 @@ final class Sql {
                 completeHeld = "UPDATE " + table + " SET state = 'COMPLETED', result = ?, lease_until = CURRENT_TIMESTAMP,"
                         + " completed_at = CURRENT_TIMESTAMP, expires_at = DATEADD(MICROSECOND, ?, CURRENT_TIMESTAMP)" + owned;
                 complete = completeHeld + " AND lease_until > CURRENT_TIMESTAMP";
-                releaseHeld = "UPDATE " + table + " SET lease_until = CURRENT_TIMESTAMP" + owned;
+                releaseHeld = "UPDATE " + table + " SET lease_until = CURRENT_TIMESTAMP, claim_id = NULL" + owned;
                 release = releaseHeld + " AND lease_until > CURRENT_TIMESTAMP";
                 renew = "SELECT lease_until FROM FINAL TABLE (UPDATE " + table
                         + " SET expires_at = GREATEST(expires_at, DATEADD(MICROSECOND, ?, CURRENT_TIMESTAMP)),"

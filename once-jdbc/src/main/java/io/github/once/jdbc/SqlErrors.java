@@ -40,6 +40,11 @@ final class SqlErrors {
         return RACE_STATES.contains(e.getSQLState()) || RACE_CODES.contains(e.getErrorCode());
     }
 
+    /** The database broke a deadlock by aborting this statement's transaction (PostgreSQL, MariaDB, H2). */
+    static boolean isDeadlock(SQLException e) {
+        return "40P01".equals(e.getSQLState()) || e.getErrorCode() == 1213 || e.getErrorCode() == 40001;
+    }
+
     /** A timeout while a statement waited: a lock held by a long transaction, or a slow store. */
     static boolean isTimeout(SQLException e) {
         return e instanceof SQLTimeoutException || "57014".equals(e.getSQLState()) || "70100".equals(e.getSQLState());

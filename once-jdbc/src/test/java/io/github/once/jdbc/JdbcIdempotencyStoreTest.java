@@ -9,13 +9,13 @@ import io.github.once.Outcome;
 import io.github.once.ResultCodec;
 import io.github.once.StoreUnavailableException;
 import io.github.once.spi.ClaimRequest;
-import io.github.once.spi.ClaimResult;
-import io.github.once.spi.Lease;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.time.Duration;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
 
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
@@ -71,28 +71,63 @@ class JdbcIdempotencyStoreTest {
     }
 
     @Test
-    @DisplayName("separate transaction: a crash after the effect and before the record lets the effect repeat")
+    @DisplayName("separate transaction: a crash after the effect and before the record lets the executor repeat the effect")
     void separateTransactionCrashAfterEffectRepeatsEffect() throws Exception {
-        try (HikariDataSource pool = TestDb.POSTGRESQL.pool("TRANSACTION_READ_COMMITTED", true)) {
-            JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(pool).tableName(TestDb.randomTable("once_sep"))
-                    .createTableIfMissing(true).build();
+        try (HikariDataSource effectsPool = TestDb.POSTGRESQL.pool("TRANSACTION_READ_COMMITTED", true)) {
+            String table = TestDb.randomTable("once_sep");
             String effects = TestDb.randomTable("once_fx");
-            try (Connection c = pool.getConnection()) {
+            try (Connection c = effectsPool.getConnection()) {
                 TestDb.POSTGRESQL.createEffectTable(c, effects);
             }
+            // The dead process's lease is short, so the redelivery need not wait long; the second's is long, so a
+            // slow machine cannot take the key from it while it works.
+            IdempotencyConfig config = IdempotencyConfig.custom().leaseDuration(Duration.ofMillis(300)).build();
+            IdempotencyConfig secondConfig = IdempotencyConfig.custom().leaseDuration(Duration.ofSeconds(30)).build();
+            IdempotencyKey key = IdempotencyKey.of("sep" + UUID.randomUUID().toString().substring(0, 8), "m-1");
+            AtomicInteger handlerRuns = new AtomicInteger();
             try {
-                IdempotencyKey key = IdempotencyKey.of("sep" + UUID.randomUUID().toString().substring(0, 8), "m-1");
-                ClaimRequest request = new ClaimRequest(key, null, Duration.ofMillis(300), Duration.ofHours(1));
-                // First consumer: claims, commits its effect, then dies before recording completion.
-                Lease lease = ((ClaimResult.Acquired) store.claim(request)).lease();
-                insertEffect(pool, effects, key);
-                // Redelivery after the lease lapsed: the key is free again and the effect runs a second time.
-                await().atMost(Duration.ofSeconds(5)).until(() -> store.claim(request) instanceof ClaimResult.Acquired);
-                insertEffect(pool, effects, key);
-                assertThat(TestDb.count(pool, "SELECT count(*) FROM " + effects)).isEqualTo(2);
-                assertThat(store.complete(lease, null, Duration.ofHours(1))).as("the dead owner's late completion").isFalse();
+                // The first process commits its effect in a transaction of its own, then dies before the executor
+                // records the completion: its store connections go away with it.
+                HikariDataSource firstProcess = TestDb.POSTGRESQL.pool("TRANSACTION_READ_COMMITTED", true);
+                JdbcIdempotencyStore first = JdbcIdempotencyStore.builder(firstProcess).tableName(table)
+                        .createTableIfMissing(true).build();
+                Object firstAnswer;
+                try (Idempotency once = Idempotency.builder(first).config(config).build()) {
+                    try {
+                        firstAnswer = once.execute(key, new byte[]{1}, ResultCodec.utf8(), ctx -> {
+                            handlerRuns.incrementAndGet();
+                            insertEffect(effectsPool, effects, key);
+                            firstProcess.close();
+                            return "charged";
+                        });
+                    } catch (RuntimeException e) {
+                        firstAnswer = e;
+                    }
+                }
+                assertThat(firstAnswer).as("no completion is recorded by the dead process")
+                        .isNotInstanceOf(Outcome.Processed.class);
+                assertThat(handlerRuns).hasValue(1);
+
+                // The redelivery reaches a second process once the dead one's lease has lapsed: the executor
+                // claims the key and runs the handler, and the effect happens a second time.
+                try (HikariDataSource secondProcess = TestDb.POSTGRESQL.pool("TRANSACTION_READ_COMMITTED", true);
+                     Idempotency once = Idempotency.builder(JdbcIdempotencyStore.builder(secondProcess)
+                             .tableName(table).build()).config(secondConfig).build()) {
+                    AtomicReference<Outcome<String>> redelivery = new AtomicReference<>();
+                    await().atMost(Duration.ofSeconds(10)).until(() -> {
+                        redelivery.set(once.execute(key, new byte[]{1}, ResultCodec.utf8(), ctx -> {
+                            handlerRuns.incrementAndGet();
+                            insertEffect(effectsPool, effects, key);
+                            return "charged";
+                        }));
+                        return !(redelivery.get() instanceof Outcome.Busy);
+                    });
+                    assertThat(redelivery.get()).isInstanceOf(Outcome.Processed.class);
+                }
+                assertThat(handlerRuns).hasValue(2);
+                assertThat(TestDb.count(effectsPool, "SELECT count(*) FROM " + effects)).isEqualTo(2);
             } finally {
-                TestDb.drop(pool, store.tableName(), effects);
+                TestDb.drop(effectsPool, table, effects);
             }
         }
     }

@@ -28,8 +28,18 @@ enum TestDb {
         this.dialect = dialect;
     }
 
+    /** A pool on another database of the same server, read-committed and auto-commit. */
+    static HikariDataSource pool(String url, String user, String name) {
+        return pool(url, user, name, "TRANSACTION_READ_COMMITTED", true);
+    }
+
     /** A pool with the given isolation (e.g. TRANSACTION_REPEATABLE_READ) and auto-commit default. */
     HikariDataSource pool(String isolation, boolean autoCommit) {
+        return pool(url, user, "once-test-" + name().toLowerCase() + "-" + isolation, isolation, autoCommit);
+    }
+
+    private static HikariDataSource pool(String url, String user, String name, String isolation,
+            boolean autoCommit) {
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl(url);
         config.setUsername(user);
@@ -39,7 +49,7 @@ enum TestDb {
         config.setConnectionTimeout(5_000);
         config.setAutoCommit(autoCommit);
         config.setTransactionIsolation(isolation);
-        config.setPoolName("once-test-" + name().toLowerCase() + "-" + isolation);
+        config.setPoolName(name);
         return new HikariDataSource(config);
     }
 

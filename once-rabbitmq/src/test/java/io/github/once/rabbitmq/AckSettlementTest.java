@@ -5,12 +5,20 @@ import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
 import com.rabbitmq.client.NoOpMetricsCollector;
 
+import io.github.once.Idempotency;
+import io.github.once.IdempotencyKey;
+import io.github.once.IdempotencyRecord;
 import io.github.once.IdempotentExecutor;
+import io.github.once.spi.ClaimRequest;
+import io.github.once.spi.ClaimResult;
+import io.github.once.spi.IdempotencyStore;
+import io.github.once.spi.Lease;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -54,6 +62,47 @@ class AckSettlementTest {
         }
     }
 
+    /** The store, watched at each claim: every delivery claimed before must have been acked by then. */
+    static final class ClaimWatchingStore implements IdempotencyStore {
+        final AtomicInteger claims = new AtomicInteger();
+        final AtomicInteger late = new AtomicInteger();
+        private final IdempotencyStore store;
+        private final AckCounter acks;
+
+        ClaimWatchingStore(IdempotencyStore store, AckCounter acks) {
+            this.store = store;
+            this.acks = acks;
+        }
+
+        @Override
+        public ClaimResult claim(ClaimRequest request) {
+            if (acks.single.get() + acks.multiple.get() != claims.getAndIncrement()) {
+                late.incrementAndGet();
+            }
+            return store.claim(request);
+        }
+
+        @Override
+        public boolean complete(Lease lease, byte[] result, Duration retention) {
+            return store.complete(lease, result, retention);
+        }
+
+        @Override
+        public boolean release(Lease lease) {
+            return store.release(lease);
+        }
+
+        @Override
+        public Optional<Lease> renew(Lease lease, Duration leaseDuration) {
+            return store.renew(lease, leaseDuration);
+        }
+
+        @Override
+        public Optional<IdempotencyRecord> find(IdempotencyKey key) {
+            return store.find(key);
+        }
+    }
+
     private Connection counted() throws Exception {
         ConnectionFactory f = RabbitFixture.factory();
         f.setMetricsCollector(acks);
@@ -82,24 +131,19 @@ class AckSettlementTest {
         rabbit.admin().queueDeclare(rabbit.queue, true, false, false, null);
         publish(50, "each-");
         RecordingListener listener = new RecordingListener();
-        AtomicInteger handled = new AtomicInteger();
-        AtomicInteger late = new AtomicInteger();
-        rabbit.track(OnceConsumer.builder(counted(), rabbit.queue, executor())
+        ClaimWatchingStore watched = new ClaimWatchingStore(variant.store, acks);
+        IdempotentExecutor executor = rabbit.track(Idempotency.builder(watched)
+                .config(StoreVariant.config(Duration.ofSeconds(1))).build());
+        rabbit.track(OnceConsumer.builder(counted(), rabbit.queue, executor)
                 .prefetch(50)
                 .topology(Topology.none())
                 .listener(listener)
-                .handler((d, ctx) -> {
-                    // Every delivery handled before this one has been acked already.
-                    if (acks.single.get() + acks.multiple.get() != handled.get()) {
-                        late.incrementAndGet();
-                    }
-                    handled.incrementAndGet();
-                    variant.effect(ctx.key().id(), ctx);
-                })
+                .handler((d, ctx) -> variant.effect(ctx.key().id(), ctx))
                 .build().start());
 
         await().atMost(Duration.ofSeconds(20)).until(() -> listener.count(ConsumerAction.PROCESSED) == 50);
-        assertThat(late.get()).as("handlers that ran before the previous delivery's ack").isZero();
+        assertThat(watched.claims.get()).isEqualTo(50);
+        assertThat(watched.late.get()).as("claims made before the previous delivery's ack").isZero();
         assertThat(acks.single.get()).isEqualTo(50);
         assertThat(variant.ledger.doubled()).isEmpty();
         assertThat(variant.distinctEffects()).isEqualTo(50);

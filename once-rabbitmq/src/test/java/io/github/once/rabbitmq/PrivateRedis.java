@@ -2,9 +2,11 @@ package io.github.once.rabbitmq;
 
 import java.io.File;
 import java.io.IOException;
+import java.io.OutputStream;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
 import java.net.Socket;
+import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
 
@@ -31,7 +33,7 @@ final class PrivateRedis implements AutoCloseable {
                 .redirectErrorStream(true)
                 .redirectOutput(new File(System.getProperty("java.io.tmpdir"), "once-redis-" + port + ".log"))
                 .start();
-        await().atMost(Duration.ofSeconds(10)).until(this::accepts);
+        await().atMost(Duration.ofSeconds(15)).pollInterval(Duration.ofMillis(50)).until(this::answersPing);
     }
 
     /** Kills the server at once, like a crash. */
@@ -42,10 +44,15 @@ final class PrivateRedis implements AutoCloseable {
         }
     }
 
-    private boolean accepts() {
+    /** Ready when it answers a RESP PING, not merely when its port accepts connections. */
+    private boolean answersPing() {
         try (Socket s = new Socket()) {
             s.connect(new InetSocketAddress("127.0.0.1", port), 200);
-            return true;
+            s.setSoTimeout(500);
+            OutputStream out = s.getOutputStream();
+            out.write("PING\r\n".getBytes(StandardCharsets.US_ASCII));
+            out.flush();
+            return s.getInputStream().read() == '+';
         } catch (IOException e) {
             return false;
         }

@@ -3,12 +3,15 @@ package io.github.once.rabbitmq;
 import io.github.once.Idempotency;
 import io.github.once.IdempotentExecutor;
 import io.github.once.OnceListener;
+import io.github.once.StoreUnavailableException;
 import io.github.once.redis.RedisIdempotencyStore;
 
 import java.time.Duration;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+
+import static org.awaitility.Awaitility.await;
 
 /** Redis records (one store connection per executor, as separate processes would have); effects in a map. */
 final class RedisVariant extends LedgerVariant {
@@ -28,8 +31,13 @@ final class RedisVariant extends LedgerVariant {
 
     @Override
     public IdempotentExecutor executor(Duration lease) {
-        RedisIdempotencyStore store = RedisIdempotencyStore.builder()
-                .uri(uri).keyPrefix(prefix).timeout(Duration.ofMillis(500)).build();
+        RedisIdempotencyStore.Builder builder = RedisIdempotencyStore.builder()
+                .uri(uri).keyPrefix(prefix).timeout(Duration.ofMillis(500));
+        // The short timeout is for the store's calls; on a loaded machine the connection's handshake may take
+        // longer, so the build is tried again while it times out (the server is up whenever an executor is made).
+        RedisIdempotencyStore store = await("a store connection").atMost(Duration.ofSeconds(30))
+                .pollInterval(Duration.ofMillis(100)).ignoreExceptionsInstanceOf(StoreUnavailableException.class)
+                .until(builder::build, built -> true);
         IdempotentExecutor executor = Idempotency.builder(store).config(StoreVariant.config(lease))
                 .listener(listener).build();
         stores.put(executor, store);

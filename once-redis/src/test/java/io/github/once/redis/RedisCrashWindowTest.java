@@ -86,34 +86,45 @@ class RedisCrashWindowTest {
         }
     }
 
+    /**
+     * What the window is made of: after its handler returns, each execution makes exactly one store call, the
+     * completion, and nothing else; its duration is bounded by the store's timeout. The percentiles it prints are
+     * a benchmark measurement (docs/redis.md quotes them with this command), not asserted: they depend on the
+     * machine's load.
+     */
     @Test
-    void theWindowIsOneCompletionRoundTrip() {
+    void theWindowIsOneCompletionCall() {
         List<Duration> completions = Collections.synchronizedList(new ArrayList<>());
+        List<String> events = Collections.synchronizedList(new ArrayList<>());
         OnceListener listener = new OnceListener() {
             @Override
             public void onStoreCall(StoreOperation operation, int keys, Duration elapsed, Throwable failure) {
+                events.add(operation.name());
                 if (operation == StoreOperation.COMPLETE && failure == null) {
                     completions.add(elapsed);
                 }
             }
         };
         int runs = 500;
+        List<String> expected = new ArrayList<>();
         try (Idempotency once = Idempotency.builder(newStore()).listener(listener).build()) {
             for (int i = 0; i < runs; i++) {
-                once.execute(IdempotencyKey.of(namespace, "m" + i), new byte[] {1}, ResultCodec.utf8(), ctx -> "ok");
+                once.execute(IdempotencyKey.of(namespace, "m" + i), new byte[] {1}, ResultCodec.utf8(), ctx -> {
+                    events.add("handler returned");
+                    return "ok";
+                });
+                expected.addAll(List.of("CLAIM", "handler returned", "COMPLETE"));
             }
         }
+        assertThat(events).containsExactlyElementsOf(expected);
         List<Duration> sorted = new ArrayList<>(completions);
         Collections.sort(sorted);
-        Duration p50 = sorted.get(runs / 2);
-        Duration p99 = sorted.get(runs * 99 / 100);
+        assertThat(sorted).hasSize(runs);
         Duration max = sorted.get(runs - 1);
         System.out.printf("Redis crash window (handler end to completion recorded), %d runs on 127.0.0.1: "
-                + "p50=%d us, p99=%d us, max=%d us%n", runs, p50.toNanos() / 1_000, p99.toNanos() / 1_000,
-                max.toNanos() / 1_000);
-
-        assertThat(sorted).hasSize(runs);
-        // Bounded by the store's timeout by construction; locally it is a fraction of a millisecond.
+                + "p50=%d us, p99=%d us, max=%d us%n", runs, sorted.get(runs / 2).toNanos() / 1_000,
+                sorted.get(runs * 99 / 100).toNanos() / 1_000, max.toNanos() / 1_000);
+        // Bounded by the store's timeout by construction.
         assertThat(max).isLessThan(RedisIdempotencyStore.DEFAULT_TIMEOUT);
     }
 }

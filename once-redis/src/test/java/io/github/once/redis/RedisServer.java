@@ -1,5 +1,7 @@
 package io.github.once.redis;
 
+import io.github.once.StoreUnavailableException;
+
 import java.io.IOException;
 import java.io.InputStream;
 import java.io.OutputStream;
@@ -93,6 +95,16 @@ final class RedisServer implements AutoCloseable {
 
     int port() {
         return port;
+    }
+
+    /**
+     * Builds a store on a server that answers PING, trying again while the build times out: on a loaded machine
+     * the connection's handshake can take longer than a test's short store timeout, which the test needs short
+     * only for the calls it makes afterwards.
+     */
+    static RedisIdempotencyStore connect(RedisIdempotencyStore.Builder builder) {
+        return await("a store connection").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
+                .ignoreExceptionsInstanceOf(StoreUnavailableException.class).until(builder::build, store -> true);
     }
 
     Path dir() {

@@ -40,8 +40,8 @@ class RedisUnavailableTest {
     @BeforeEach
     void start() {
         server = RedisServer.start();
-        store = RedisIdempotencyStore.builder().uri(server.uri()).clientResources(SharedRedis.RESOURCES)
-                .timeout(TIMEOUT).build();
+        store = RedisServer.connect(RedisIdempotencyStore.builder().uri(server.uri())
+                .clientResources(SharedRedis.RESOURCES).timeout(TIMEOUT));
     }
 
     @AfterEach

@@ -30,7 +30,7 @@ final class OnceProcess extends ConsumerProcess {
         this.cell = cell;
         this.style = style;
         this.connection = cell.newConnection(name);
-        OnceStyle.Executor made = style.newExecutor();
+        OnceStyle.Executor made = style.newExecutor(cell.scenario());
         this.severable = made.severable();
         this.executor = made.executor();
     }

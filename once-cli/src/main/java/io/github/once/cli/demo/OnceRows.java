@@ -82,7 +82,7 @@ final class OnceRows {
         }
         setup.addStyle(OnceStyle.withStore(label, store, retry));
         setup.addStyle(OnceStyle.transactional(label,
-                () -> JdbcTransactionScope.executor(store).config(OnceStyle.CONFIG).build(),
+                config -> JdbcTransactionScope.executor(store).config(config).build(),
                 cellId -> effects.sink(), retry, null));
         setup.addResource(() -> {
             effects.close();

@@ -48,6 +48,9 @@ class OpsJdbcTest {
             ClaimResult failed = store.claim(new ClaimRequest(IdempotencyKey.of("orders", "failed-1"), null,
                     Duration.ofMinutes(5), Duration.ofMinutes(10)));
             assertThat(store.release(((ClaimResult.Acquired) failed).lease())).isTrue();
+            IdempotencyKey died = IdempotencyKey.of("orders", "died-1");
+            assertThat(store.claim(new ClaimRequest(died, null, Duration.ofMillis(50), Duration.ofMinutes(10))))
+                    .isInstanceOf(ClaimResult.Acquired.class);
             await().atMost(Duration.ofSeconds(5)).until(() -> store.find(expiring).isEmpty()
                     && store.find(otherExpiring).isEmpty());
 
@@ -57,15 +60,18 @@ class OpsJdbcTest {
                     "table " + table).doesNotContain("user=");
 
             Cli failedOne = Cli.run("inspect", "orders", "failed-1", "--jdbc-url", url, "--table", table);
-            assertThat(failedOne.out()).contains("state        LAPSED  (lease ended: released after a failure, or "
-                    + "its owner died (this store does not tell which))");
+            assertThat(failedOne.out()).contains("state        RELEASED  (its handler failed and gave the claim back: "
+                    + "waiting for its retry)");
+            Cli diedOne = Cli.run("inspect", "orders", "died-1", "--jdbc-url", url, "--table", table);
+            assertThat(diedOne.out()).contains("state        LAPSED  (lease ran out without a release: its owner "
+                    + "died or stalled)");
 
             Cli stats = Cli.run("stats", "--json", "--namespace", "orders", "--jdbc-url", url, "--table", table);
             assertThat(stats.exitCode()).as(stats.toString()).isZero();
             Map<String, Object> json = MiniJson.object(stats.out());
-            // The database cannot tell the released claim from a lapsed one: it counts as lapsed.
+            // The released claim waits for its retry, apart from the claim whose owner died; working-1 is the oldest.
             assertThat(json).containsEntry("completed", 1L).containsEntry("inProgress", 1L)
-                    .containsEntry("released", null).containsEntry("lapsed", 1L).containsEntry("expiredBacklog", 1L);
+                    .containsEntry("released", 1L).containsEntry("lapsed", 1L).containsEntry("expiredBacklog", 1L);
             @SuppressWarnings("unchecked")
             Map<String, Object> oldest = (Map<String, Object>) json.get("oldestInProgress");
             assertThat(oldest.get("key")).isEqualTo("orders/working-1");
