@@ -1,8 +1,10 @@
 package io.github.once.internal;
 
+import io.github.once.IdempotencyKey;
 import io.github.once.OnceListener;
 import io.github.once.Outcome;
 import io.github.once.StoreOperation;
+import io.github.once.spi.Lease;
 
 import java.time.Duration;
 
@@ -34,6 +36,33 @@ public final class SafeListener implements OnceListener {
             delegate.onStoreCall(operation, keys, elapsed, failure);
         } catch (RuntimeException e) {
             log.warn("Listener failed on a store call; ignored", e);
+        }
+    }
+
+    @Override
+    public void onHandler(IdempotencyKey key, Duration elapsed, Throwable failure) {
+        try {
+            delegate.onHandler(key, elapsed, failure);
+        } catch (RuntimeException e) {
+            log.warn("Listener failed on a handler's end; ignored", e);
+        }
+    }
+
+    @Override
+    public void onTakeover(Lease lease) {
+        try {
+            delegate.onTakeover(lease);
+        } catch (RuntimeException e) {
+            log.warn("Listener failed on a takeover; ignored", e);
+        }
+    }
+
+    @Override
+    public void onRenewal(Lease lease, boolean renewed, Throwable failure) {
+        try {
+            delegate.onRenewal(lease, renewed, failure);
+        } catch (RuntimeException e) {
+            log.warn("Listener failed on a renewal; ignored", e);
         }
     }
 }
