@@ -23,46 +23,34 @@ public final class SafeListener implements OnceListener {
 
     @Override
     public void onOutcome(Outcome<?> outcome, Duration elapsed) {
-        try {
-            delegate.onOutcome(outcome, elapsed);
-        } catch (RuntimeException e) {
-            log.warn("Listener failed on an outcome; ignored", e);
-        }
+        quietly("an outcome", () -> delegate.onOutcome(outcome, elapsed));
     }
 
     @Override
     public void onStoreCall(StoreOperation operation, int keys, Duration elapsed, Throwable failure) {
-        try {
-            delegate.onStoreCall(operation, keys, elapsed, failure);
-        } catch (RuntimeException e) {
-            log.warn("Listener failed on a store call; ignored", e);
-        }
+        quietly("a store call", () -> delegate.onStoreCall(operation, keys, elapsed, failure));
     }
 
     @Override
     public void onHandler(IdempotencyKey key, Duration elapsed, Throwable failure) {
-        try {
-            delegate.onHandler(key, elapsed, failure);
-        } catch (RuntimeException e) {
-            log.warn("Listener failed on a handler's end; ignored", e);
-        }
+        quietly("a handler's end", () -> delegate.onHandler(key, elapsed, failure));
     }
 
     @Override
     public void onTakeover(Lease lease) {
-        try {
-            delegate.onTakeover(lease);
-        } catch (RuntimeException e) {
-            log.warn("Listener failed on a takeover; ignored", e);
-        }
+        quietly("a takeover", () -> delegate.onTakeover(lease));
     }
 
     @Override
     public void onRenewal(Lease lease, boolean renewed, Throwable failure) {
+        quietly("a renewal", () -> delegate.onRenewal(lease, renewed, failure));
+    }
+
+    private static void quietly(String event, Runnable call) {
         try {
-            delegate.onRenewal(lease, renewed, failure);
+            call.run();
         } catch (RuntimeException e) {
-            log.warn("Listener failed on a renewal; ignored", e);
+            log.warn("Listener failed on {}; ignored", event, e);
         }
     }
 }
