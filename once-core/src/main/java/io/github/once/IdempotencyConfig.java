@@ -13,14 +13,21 @@ public final class IdempotencyConfig {
     private final Duration leaseDuration;
     private final Duration retention;
     private final PayloadFingerprint fingerprint;
+    private final int crashLoopAfter;
+    private final int maxResultBytes;
 
     private IdempotencyConfig(Builder b) {
         this.leaseDuration = b.leaseDuration;
         this.retention = b.retention;
         this.fingerprint = b.fingerprint;
+        this.crashLoopAfter = b.crashLoopAfter;
+        this.maxResultBytes = b.maxResultBytes;
     }
 
-    /** Lease 30 s (renewed every third while the handler runs), retention 24 h, SHA-256 fingerprints. */
+    /**
+     * Lease 30 s (renewed every third while the handler runs), retention 24 h, SHA-256 fingerprints, crash loop
+     * after 3 takeovers, results up to 1 MiB.
+     */
     public static IdempotencyConfig defaults() {
         return DEFAULTS;
     }
@@ -30,7 +37,8 @@ public final class IdempotencyConfig {
     }
 
     public static Builder from(IdempotencyConfig base) {
-        return new Builder().leaseDuration(base.leaseDuration).retention(base.retention).fingerprint(base.fingerprint);
+        return new Builder().leaseDuration(base.leaseDuration).retention(base.retention).fingerprint(base.fingerprint)
+                .crashLoopAfter(base.crashLoopAfter).maxResultBytes(base.maxResultBytes);
     }
 
     public Duration leaseDuration() {
@@ -45,15 +53,28 @@ public final class IdempotencyConfig {
         return fingerprint;
     }
 
+    /** Takeovers of lapsed leases in a row after which a key is a crash loop and its handler no longer runs. */
+    public int crashLoopAfter() {
+        return crashLoopAfter;
+    }
+
+    /** The largest encoded result the executor offers a store; a larger one fails its task with a rejection. */
+    public int maxResultBytes() {
+        return maxResultBytes;
+    }
+
     @Override
     public String toString() {
-        return "IdempotencyConfig[lease=" + leaseDuration + ", retention=" + retention + ", fingerprint=" + fingerprint + "]";
+        return "IdempotencyConfig[lease=" + leaseDuration + ", retention=" + retention + ", fingerprint=" + fingerprint
+                + ", crashLoopAfter=" + crashLoopAfter + ", maxResultBytes=" + maxResultBytes + "]";
     }
 
     public static final class Builder {
         private Duration leaseDuration = Duration.ofSeconds(30);
         private Duration retention = Duration.ofHours(24);
         private PayloadFingerprint fingerprint = PayloadFingerprint.SHA_256;
+        private int crashLoopAfter = 3;
+        private int maxResultBytes = 1024 * 1024;
 
         private Builder() {
         }
@@ -75,6 +96,34 @@ public final class IdempotencyConfig {
 
         public Builder fingerprint(PayloadFingerprint fingerprint) {
             this.fingerprint = Objects.requireNonNull(fingerprint, "fingerprint");
+            return this;
+        }
+
+        /**
+         * After how many takeovers in a row (default 3) a key counts as a crash loop: a claim that takes over a
+         * lease which lapsed without a completion or a release is a takeover, its previous owner most likely died
+         * in the handler. The executor then answers {@link Outcome.CrashLoop} without running the handler, so one
+         * message that kills its process cannot take down every consumer in turn. {@code Integer.MAX_VALUE}
+         * turns the check off.
+         */
+        public Builder crashLoopAfter(int takeovers) {
+            if (takeovers < 1) {
+                throw new IllegalArgumentException("crashLoopAfter must be at least 1, but was " + takeovers);
+            }
+            this.crashLoopAfter = takeovers;
+            return this;
+        }
+
+        /**
+         * The largest encoded result recorded (default 1 MiB). The executor checks it before any store call, so
+         * every store answers alike: a larger result fails its task with a {@link StoreRejectedException}, and the
+         * key is released.
+         */
+        public Builder maxResultBytes(int maxResultBytes) {
+            if (maxResultBytes < 0) {
+                throw new IllegalArgumentException("maxResultBytes must not be negative, but was " + maxResultBytes);
+            }
+            this.maxResultBytes = maxResultBytes;
             return this;
         }
 

@@ -29,6 +29,8 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore, Purgeab
     private final ConcurrentHashMap<IdempotencyKey, IdempotencyRecord> records = new ConcurrentHashMap<>();
     /** The token each key was last released with: a record still at that token was given back, not lapsed. */
     private final ConcurrentHashMap<IdempotencyKey, Long> releasedTokens = new ConcurrentHashMap<>();
+    /** Takeovers in a row of each key's lapsed leases, written with its record inside the record's compute(). */
+    private final ConcurrentHashMap<IdempotencyKey, Integer> takeovers = new ConcurrentHashMap<>();
     private final AtomicInteger size = new AtomicInteger();
     private final int maxRecords;
     private final Clock clock;
@@ -69,7 +71,7 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore, Purgeab
             }
             if (existing == null) {
                 reserveSlot();
-                return acquire(request, now, 0, answer);
+                return acquire(request, now, 0, 0, answer);
             }
             boolean live = existing.state() == RecordState.COMPLETED || existing.leaseUntil().isAfter(now);
             if (live && conflicts(existing.fingerprint(), request.fingerprint())) {
@@ -84,16 +86,24 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore, Purgeab
                 answer[0] = new ClaimResult.Busy(existing.leaseUntil());
                 return existing;
             }
-            return acquire(request, now, existing.token(), answer);
+            // In progress with a lapsed lease: given back, or taken over from an owner that never came back.
+            int inRow = released(existing) ? 0 : takeovers.getOrDefault(key, 0) + 1;
+            return acquire(request, now, existing.token(), inRow, answer);
         });
         return answer[0];
     }
 
-    private IdempotencyRecord acquire(ClaimRequest request, Instant now, long previousToken, ClaimResult[] answer) {
+    private IdempotencyRecord acquire(ClaimRequest request, Instant now, long previousToken, int inRow,
+                                      ClaimResult[] answer) {
         long token = Math.max(previousToken + 1, micros(now));
         Instant leaseUntil = now.plus(request.leaseDuration());
         Lease lease = new Lease(request.key(), token, leaseUntil);
-        answer[0] = new ClaimResult.Acquired(lease);
+        if (inRow == 0) {
+            takeovers.remove(request.key());
+        } else {
+            takeovers.put(request.key(), inRow);
+        }
+        answer[0] = new ClaimResult.Acquired(lease, inRow);
         return new IdempotencyRecord(request.key(), RecordState.IN_PROGRESS, token, leaseUntil, request.fingerprint(),
                 null, later(leaseUntil, now.plus(request.retention())));
     }
@@ -189,6 +199,7 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore, Purgeab
             if ((namespace == null || namespace.equals(e.getKey().namespace()))
                     && !e.getValue().expiresAt().isAfter(now) && records.remove(e.getKey(), e.getValue())) {
                 releasedTokens.remove(e.getKey());
+                takeovers.remove(e.getKey());
                 size.decrementAndGet();
                 purged++;
             }

@@ -1,5 +1,7 @@
 package io.github.once;
 
+import io.github.once.spi.Lease;
+
 import java.time.Duration;
 
 /**
@@ -17,5 +19,26 @@ public interface OnceListener {
 
     /** One store call took {@code elapsed}; {@code failure} is null when it succeeded. */
     default void onStoreCall(StoreOperation operation, int keys, Duration elapsed, Throwable failure) {
+    }
+
+    /**
+     * A handler returned ({@code failure} null) or threw, after running for {@code elapsed}. Called right after
+     * the handler, before its completion is recorded or its key given back, in every scope.
+     */
+    default void onHandler(IdempotencyKey key, Duration elapsed, Throwable failure) {
+    }
+
+    /**
+     * A claim took over {@code lease}'s key from an owner whose lease had lapsed without completing or releasing
+     * it: that owner most likely died while its handler ran.
+     */
+    default void onTakeover(Lease lease) {
+    }
+
+    /**
+     * A renewal of {@code lease} ended: renewed, refused ({@code renewed} false, no failure: the lease was taken
+     * over) or failed ({@code failure} set: the store could not be asked; the renewal is tried again).
+     */
+    default void onRenewal(Lease lease, boolean renewed, Throwable failure) {
     }
 }

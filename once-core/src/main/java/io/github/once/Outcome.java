@@ -42,7 +42,8 @@ public sealed interface Outcome<T> {
     }
 
     /**
-     * The work could not be done or answered: the handler threw, the codec could not encode its result, or the
+     * The work could not be done or answered: the handler threw, the codec could not encode its result, its
+     * encoded result is over {@link IdempotencyConfig#maxResultBytes()} (a {@link StoreRejectedException}), or the
      * stored result of a duplicate could not be decoded (written by another version, perhaps); {@code cause} is
      * what was thrown. No completion was recorded by this execution. A claim it took was released or rolled back
      * (or, if the store could not be reached, will lapse with its lease), so a redelivery can retry.
@@ -62,6 +63,18 @@ public sealed interface Outcome<T> {
         public LeaseLost {
             Objects.requireNonNull(key, "key");
             Objects.requireNonNull(lostLease, "lostLease");
+        }
+    }
+
+    /**
+     * The key's lease was taken over {@code takeovers} times in a row from owners that neither completed nor
+     * released it, at least {@link IdempotencyConfig#crashLoopAfter()}: each owner most likely died in the
+     * handler (out of memory, {@code System.exit}, a killed or crashed process). The handler did not run this
+     * time and the key was released, so a later delivery starts a new count. Dead-letter; do not retry.
+     */
+    record CrashLoop<T>(IdempotencyKey key, int takeovers) implements Outcome<T> {
+        public CrashLoop {
+            Objects.requireNonNull(key, "key");
         }
     }
 }

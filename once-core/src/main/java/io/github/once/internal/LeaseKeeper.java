@@ -1,5 +1,6 @@
 package io.github.once.internal;
 
+import io.github.once.OnceListener;
 import io.github.once.StoreUnavailableException;
 import io.github.once.spi.Lease;
 
@@ -23,14 +24,22 @@ public final class LeaseKeeper {
 
     private final Duration leaseDuration;
     private final Function<Lease, Optional<Lease>> renew;
+    private final OnceListener listener;
     private volatile Lease current;
     private volatile boolean lost;
     private ScheduledFuture<?> task;
 
     public LeaseKeeper(Lease lease, Duration leaseDuration, Function<Lease, Optional<Lease>> renew) {
+        this(lease, leaseDuration, renew, OnceListener.NONE);
+    }
+
+    /** {@code listener} hears every renewal attempt ({@link OnceListener#onRenewal}); it must not throw. */
+    public LeaseKeeper(Lease lease, Duration leaseDuration, Function<Lease, Optional<Lease>> renew,
+                       OnceListener listener) {
         this.current = lease;
         this.leaseDuration = leaseDuration;
         this.renew = renew;
+        this.listener = listener;
     }
 
     public synchronized void start(ScheduledExecutorService scheduler) {
@@ -46,16 +55,20 @@ public final class LeaseKeeper {
             Optional<Lease> renewed = renew.apply(current);
             if (renewed.isPresent()) {
                 current = renewed.get();
+                listener.onRenewal(current, true, null);
             } else {
                 lost = true;
                 task.cancel(false);
                 log.warn("Renewal of {} (token {}) was refused: the lease was taken over", current.key(), current.token());
+                listener.onRenewal(current, false, null);
             }
         } catch (StoreUnavailableException e) {
             // Keep trying: the lease may still be ours when the store answers again.
             log.warn("Could not renew the lease on {}; will retry", current.key(), e);
+            listener.onRenewal(current, false, e);
         } catch (RuntimeException e) {
             log.error("Unexpected failure renewing the lease on {}; will retry", current.key(), e);
+            listener.onRenewal(current, false, e);
         }
     }
 

@@ -14,6 +14,11 @@ public final class StoreCalls {
         this.listener = listener;
     }
 
+    /** The executor's listener, for the events that are not store calls. */
+    public SafeListener listener() {
+        return listener;
+    }
+
     public <R> R timed(StoreOperation operation, int keys, Supplier<R> call) {
         long started = System.nanoTime();
         try {

@@ -5,6 +5,7 @@ import io.github.once.IdempotencyKey;
 import io.github.once.OnceException;
 import io.github.once.Outcome;
 import io.github.once.StoreOperation;
+import io.github.once.StoreRejectedException;
 import io.github.once.StoreUnavailableException;
 import io.github.once.Task;
 import io.github.once.spi.ClaimRequest;
@@ -14,6 +15,7 @@ import io.github.once.spi.ExecutionScope;
 import io.github.once.spi.IdempotencyStore;
 import io.github.once.spi.Lease;
 
+import java.time.Duration;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.HashSet;
@@ -191,10 +193,20 @@ public final class UnitRunner {
                     continue;
                 }
                 claimedAny = true;
+                if (acquired.takeovers() > 0 && failure == null) {
+                    tookOver(acquired);
+                }
                 if (failure != null) {
                     // Failed in an earlier run of this batch: give the key back so a redelivery can retry at once.
                     release(acquired.lease());
                     outcomes.set(i, failure);
+                    continue;
+                }
+                if (acquired.takeovers() >= config.crashLoopAfter()) {
+                    // Its earlier owners died in the handler: do not run it again. The release ends the count, so
+                    // a message moved back from the dead-letter queue gets as many tries again.
+                    release(acquired.lease());
+                    outcomes.set(i, new Outcome.CrashLoop<>(task.key(), acquired.takeovers()));
                     continue;
                 }
                 boolean isolated = !unit.atomic() || i >= isolateFrom;
@@ -217,19 +229,37 @@ public final class UnitRunner {
             return Result.committed(outcomes);
         }
 
+        private void tookOver(ClaimResult.Acquired acquired) {
+            Lease lease = acquired.lease();
+            if (acquired.takeovers() >= config.crashLoopAfter()) {
+                log.warn("{} was taken over from lapsed leases {} times in a row (limit {}): a crash loop; its handler"
+                        + " does not run again", lease.key(), acquired.takeovers(), config.crashLoopAfter());
+            } else {
+                log.warn("Took over {} (token {}) from a lease that lapsed without completion or release ({} in a"
+                        + " row): its owner most likely died in the handler", lease.key(), lease.token(),
+                        acquired.takeovers());
+            }
+            calls.listener().onTakeover(lease);
+        }
+
         /** Runs one handler; null when it succeeded (its completion is then held), else its {@code Failed}. */
         private Outcome<T> runHandler(int index, Task<T> task, Lease lease, boolean isolated) {
             ExecutionScope.Mark mark = isolated ? unit.mark() : null;
             LeaseKeeper keeper = new LeaseKeeper(lease, config.leaseDuration(),
-                    l -> calls.timed(StoreOperation.RENEW, 1, () -> store.renew(l, config.leaseDuration())));
+                    l -> calls.timed(StoreOperation.RENEW, 1, () -> store.renew(l, config.leaseDuration())),
+                    calls.listener());
             if (unit.renewsLeases()) {
                 keeper.start(renewals);
             }
             Held<T> mine = new Held<>(index, task, keeper);
             held.add(mine); // from here on, anything escaping gives this lease back too
             try {
-                mine.result = task.handler().handle(new HandlerContext(lease, keeper::held, unit::resource));
+                mine.result = handle(task, new HandlerContext(lease, keeper::held, unit::resource));
                 mine.encoded = task.codec().encode(mine.result);
+                if (mine.encoded != null && mine.encoded.length > config.maxResultBytes()) {
+                    throw new StoreRejectedException("the result of " + task.key() + " is " + mine.encoded.length
+                            + " bytes, over the limit of " + config.maxResultBytes() + " (maxResultBytes)", task.key());
+                }
             } catch (Exception e) {
                 held.remove(held.size() - 1);
                 keeper.stop();
@@ -243,6 +273,20 @@ public final class UnitRunner {
                 mark.keep();
             }
             return null;
+        }
+
+        /** Runs the handler and tells the listener how it ended, before anything is recorded or given back. */
+        private T handle(Task<T> task, HandlerContext context) throws Exception {
+            long started = System.nanoTime();
+            T result;
+            try {
+                result = task.handler().handle(context);
+            } catch (Exception | Error e) {
+                calls.listener().onHandler(task.key(), Duration.ofNanos(System.nanoTime() - started), e);
+                throw e;
+            }
+            calls.listener().onHandler(task.key(), Duration.ofNanos(System.nanoTime() - started), null);
+            return result;
         }
 
         /** Records the completions held so far, with one store call. */

@@ -134,12 +134,12 @@ final class Claims {
         long claimId = rs.getLong(9);
         claimId = rs.wasNull() ? 0 : claimId;
         return new Row(RecordState.valueOf(rs.getString(3)), rs.getLong(4), sql.readInstant(rs, 5),
-                sql.readInstant(rs, 6), rs.getString(7), rs.getBytes(8), claimId);
+                sql.readInstant(rs, 6), rs.getString(7), rs.getBytes(8), claimId, Math.max(0, rs.getInt(10)));
     }
 
     private static ClaimResult answer(ClaimRequest r, Row row, long claimId) {
         if (row.state == RecordState.IN_PROGRESS && row.claimId == claimId) {
-            return new ClaimResult.Acquired(new Lease(r.key(), row.token, row.leaseUntil));
+            return new ClaimResult.Acquired(new Lease(r.key(), row.token, row.leaseUntil), row.takeovers);
         }
         // Not taken, so the row was completed or held by a live lease when the statement locked it.
         IdempotencyRecord record = row.record(r.key());
@@ -167,7 +167,7 @@ final class Claims {
     }
 
     record Row(RecordState state, long token, Instant leaseUntil, Instant expiresAt, String fingerprint, byte[] result,
-               long claimId) {
+               long claimId, int takeovers) {
         IdempotencyRecord record(IdempotencyKey key) {
             return new IdempotencyRecord(Objects.requireNonNull(key), state, token, leaseUntil, fingerprint, result, expiresAt);
         }

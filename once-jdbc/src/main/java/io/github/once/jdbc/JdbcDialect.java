@@ -3,6 +3,7 @@ package io.github.once.jdbc;
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.sql.SQLException;
+import java.util.List;
 import java.util.Locale;
 
 /** The databases Once speaks to. Each has its own schema file and its own single-statement claim. */
@@ -20,9 +21,20 @@ public enum JdbcDialect {
         this.folder = folder;
     }
 
-    /** The classpath location of this dialect's schema, ready for a Flyway or Liquibase folder. */
+    /**
+     * The classpath location of this dialect's first schema file, the table as V1 created it; the full schema is
+     * {@link #migrationResources()}.
+     */
     public String schemaResource() {
         return "db/once/" + folder + "/V1__once_record.sql";
+    }
+
+    /**
+     * Every schema file of this dialect in the order they apply, ready for a Flyway or Liquibase folder: V1 creates
+     * the table, V2 adds the {@code takeovers} column the claim counts crash loops with.
+     */
+    public List<String> migrationResources() {
+        return List.of(schemaResource(), "db/once/" + folder + "/V2__once_takeovers.sql");
     }
 
     /** Picks the dialect from the connection's metadata. */

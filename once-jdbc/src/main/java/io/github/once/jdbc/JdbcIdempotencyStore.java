@@ -196,17 +196,25 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, PurgeableSt
         return value;
     }
 
-    /** The dialect's schema script with the table (and its index and key names) renamed. */
+    /**
+     * The dialect's schema scripts, every migration in order, with the table (and its index and key names)
+     * renamed. Each statement is idempotent, so running it on a table from an earlier version brings it up to date.
+     */
     public static String schemaScript(JdbcDialect dialect, String tableName) {
         validateTableName(tableName);
-        try (InputStream in = JdbcIdempotencyStore.class.getClassLoader().getResourceAsStream(dialect.schemaResource())) {
-            if (in == null) {
-                throw new IllegalStateException("schema resource " + dialect.schemaResource() + " is missing");
+        StringBuilder script = new StringBuilder();
+        for (String resource : dialect.migrationResources()) {
+            try (InputStream in = JdbcIdempotencyStore.class.getClassLoader().getResourceAsStream(resource)) {
+                if (in == null) {
+                    throw new IllegalStateException("schema resource " + resource + " is missing");
+                }
+                script.append(new String(in.readAllBytes(), StandardCharsets.UTF_8).replace("once_record", tableName))
+                        .append('\n');
+            } catch (IOException e) {
+                throw new IllegalStateException("cannot read " + resource, e);
             }
-            return new String(in.readAllBytes(), StandardCharsets.UTF_8).replace("once_record", tableName);
-        } catch (IOException e) {
-            throw new IllegalStateException("cannot read " + dialect.schemaResource(), e);
         }
+        return script.toString();
     }
 
     static String validateTableName(String tableName) {

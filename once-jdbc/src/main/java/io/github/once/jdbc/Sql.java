@@ -25,11 +25,16 @@ import java.util.function.IntFunction;
  * any more, and an in-progress row without one is a released row, which tells it from a lapsed lease (whose
  * {@code claim_id} stays). Every claim writes a new {@code claim_id}, so a retry's claim makes the row an
  * ordinary claim again. Claims do not read {@code claim_id} to decide whether a row may be taken.
+ *
+ * <p>Column {@code takeovers} counts claims in a row that took the row over from a lease that lapsed without a
+ * completion or a release: a claim of a row in progress and not expired adds one; any other claim writes 0. A
+ * release writes -1 (given back), so the claim after it counts 0.
  */
 final class Sql {
 
     /** Columns a claim returns, in this order. */
-    static final String RETURNED = "namespace, record_key, state, token, lease_until, expires_at, fingerprint, result, claim_id";
+    static final String RETURNED = "namespace, record_key, state, token, lease_until, expires_at, fingerprint, result, claim_id,"
+            + " takeovers";
     private static final String INSERTED = RETURNED + ", created_at, completed_at";
     /** Parameters per row of a claim: namespace, key, lease micros, expiry micros, fingerprint, claim id. */
     static final int CLAIM_PARAMS = 6;
@@ -66,7 +71,7 @@ final class Sql {
                         + " completed_at = c.now, expires_at = c.now + ? * INTERVAL '1 microsecond'" + fromNow
                         + owned;
                 complete = completeHeld + " AND t.lease_until > c.now";
-                releaseHeld = "UPDATE " + table + " AS t SET lease_until = c.now, claim_id = NULL" + fromNow
+                releaseHeld = "UPDATE " + table + " AS t SET lease_until = c.now, claim_id = NULL, takeovers = -1" + fromNow
                         + owned;
                 release = releaseHeld + " AND t.lease_until > c.now";
                 renew = "UPDATE " + table + " AS t SET lease_until = c.now + ? * INTERVAL '1 microsecond',"
@@ -87,7 +92,7 @@ final class Sql {
                 completeHeld = "UPDATE " + table + " SET state = 'COMPLETED', result = ?, lease_until = UTC_TIMESTAMP(6),"
                         + " completed_at = UTC_TIMESTAMP(6), expires_at = UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND" + owned;
                 complete = completeHeld + " AND lease_until > UTC_TIMESTAMP(6)";
-                releaseHeld = "UPDATE " + table + " SET lease_until = UTC_TIMESTAMP(6), claim_id = NULL" + owned;
+                releaseHeld = "UPDATE " + table + " SET lease_until = UTC_TIMESTAMP(6), claim_id = NULL, takeovers = -1" + owned;
                 release = releaseHeld + " AND lease_until > UTC_TIMESTAMP(6)";
                 renew = "UPDATE " + table + " SET expires_at = GREATEST(expires_at, UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND),"
                         + " lease_until = UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND" + owned
@@ -103,7 +108,7 @@ final class Sql {
                 completeHeld = "UPDATE " + table + " SET state = 'COMPLETED', result = ?, lease_until = CURRENT_TIMESTAMP,"
                         + " completed_at = CURRENT_TIMESTAMP, expires_at = DATEADD(MICROSECOND, ?, CURRENT_TIMESTAMP)" + owned;
                 complete = completeHeld + " AND lease_until > CURRENT_TIMESTAMP";
-                releaseHeld = "UPDATE " + table + " SET lease_until = CURRENT_TIMESTAMP, claim_id = NULL" + owned;
+                releaseHeld = "UPDATE " + table + " SET lease_until = CURRENT_TIMESTAMP, claim_id = NULL, takeovers = -1" + owned;
                 release = releaseHeld + " AND lease_until > CURRENT_TIMESTAMP";
                 renew = "SELECT lease_until FROM FINAL TABLE (UPDATE " + table
                         + " SET expires_at = GREATEST(expires_at, DATEADD(MICROSECOND, ?, CURRENT_TIMESTAMP)),"
@@ -213,6 +218,12 @@ final class Sql {
                 + "lease_until <= " + now + "))";
     }
 
+    /** The takeovers a claim of a takeable row writes: one more for a lapsed lease, 0 after a release or expiry. */
+    private static String takeovers(String row, String now) {
+        return "CASE WHEN " + row + "state = 'IN_PROGRESS' AND " + row + "expires_at > " + now + " THEN "
+                + row + "takeovers + 1 ELSE 0 END";
+    }
+
     private String postgresClaim(int rows) {
         StringJoiner values = new StringJoiner(", ");
         for (int i = 0; i < rows; i++) {
@@ -234,13 +245,14 @@ final class Sql {
                 + " taken AS (INSERT INTO " + table + " AS t (" + INSERTED + ")"
                 + " SELECT v.ns, v.k, 'IN_PROGRESS', CAST(EXTRACT(EPOCH FROM c.now) * 1000000 AS BIGINT),"
                 + " c.now + v.lease * INTERVAL '1 microsecond', c.now + v.expiry * INTERVAL '1 microsecond',"
-                + " v.fp, NULL, v.claim_id, c.now, NULL"
+                + " v.fp, NULL, v.claim_id, 0, c.now, NULL"
                 + " FROM v CROSS JOIN c"
                 + " WHERE NOT EXISTS (SELECT 1 FROM held AS h WHERE h.namespace = v.ns AND h.record_key = v.k)"
                 + " ON CONFLICT (namespace, record_key) DO UPDATE SET state = 'IN_PROGRESS',"
                 + " token = GREATEST(t.token + 1, EXCLUDED.token), lease_until = EXCLUDED.lease_until,"
                 + " expires_at = EXCLUDED.expires_at, fingerprint = EXCLUDED.fingerprint, result = NULL,"
-                + " claim_id = EXCLUDED.claim_id, created_at = EXCLUDED.created_at, completed_at = NULL"
+                + " claim_id = EXCLUDED.claim_id, created_at = EXCLUDED.created_at, completed_at = NULL,"
+                + " takeovers = " + takeovers("t.", "EXCLUDED.created_at")
                 + " WHERE " + takeable("t.", "EXCLUDED.created_at")
                 + " RETURNING " + RETURNED + ")"
                 + " SELECT " + RETURNED + " FROM taken UNION ALL SELECT " + RETURNED + " FROM held";
@@ -251,7 +263,8 @@ final class Sql {
         StringJoiner values = new StringJoiner(", ");
         for (int i = 0; i < rows; i++) {
             values.add("(?, ?, 'IN_PROGRESS', TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', " + now + "), "
-                    + now + " + INTERVAL ? MICROSECOND, " + now + " + INTERVAL ? MICROSECOND, ?, NULL, ?, " + now + ", NULL)");
+                    + now + " + INTERVAL ? MICROSECOND, " + now + " + INTERVAL ? MICROSECOND, ?, NULL, ?, 0, " + now
+                    + ", NULL)");
         }
         String c = takeable("", "VALUES(created_at)");
         // MariaDB assigns left to right and later assignments see earlier ones. The guard reads state, expires_at
@@ -259,6 +272,7 @@ final class Sql {
         // lease_until <= expires_at <= now or a lapsed lease, so the guard stays true until the end.
         return "INSERT INTO " + table + " (" + INSERTED + ") VALUES " + values
                 + " ON DUPLICATE KEY UPDATE"
+                + " takeovers = IF(" + c + ", " + takeovers("", "VALUES(created_at)") + ", takeovers),"
                 + " token = IF(" + c + ", GREATEST(token + 1, VALUES(token)), token),"
                 + " fingerprint = IF(" + c + ", VALUES(fingerprint), fingerprint),"
                 + " result = IF(" + c + ", NULL, result),"
@@ -284,13 +298,14 @@ final class Sql {
                 + " (SELECT v.ns, v.k, v.lease, v.expiry, v.fp, v.claim_id, CURRENT_TIMESTAMP AS now"
                 + " FROM (VALUES " + values + ") AS v(ns, k, lease, expiry, fp, claim_id)) AS s"
                 + " ON t.namespace = s.ns AND t.record_key = s.k"
-                + " WHEN MATCHED AND " + takeable("t.", "s.now") + " THEN UPDATE SET state = 'IN_PROGRESS',"
+                + " WHEN MATCHED AND " + takeable("t.", "s.now") + " THEN UPDATE SET"
+                + " takeovers = " + takeovers("t.", "s.now") + ", state = 'IN_PROGRESS',"
                 + " token = GREATEST(t.token + 1, " + micros + "), lease_until = DATEADD(MICROSECOND, s.lease, s.now),"
                 + " expires_at = DATEADD(MICROSECOND, s.expiry, s.now), fingerprint = s.fp, result = NULL,"
                 + " claim_id = s.claim_id, created_at = s.now, completed_at = NULL"
                 + " WHEN NOT MATCHED THEN INSERT (" + INSERTED + ") VALUES (s.ns, s.k, 'IN_PROGRESS', " + micros + ","
                 + " DATEADD(MICROSECOND, s.lease, s.now), DATEADD(MICROSECOND, s.expiry, s.now), s.fp, NULL,"
-                + " s.claim_id, s.now, NULL))";
+                + " s.claim_id, 0, s.now, NULL))";
     }
 
     /** Binds namespace or key: bytes for MariaDB's binary columns, text elsewhere. */

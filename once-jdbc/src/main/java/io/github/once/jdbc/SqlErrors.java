@@ -1,6 +1,7 @@
 package io.github.once.jdbc;
 
 import io.github.once.OnceException;
+import io.github.once.StoreRejectedException;
 import io.github.once.StoreUnavailableException;
 
 import java.sql.SQLException;
@@ -8,9 +9,13 @@ import java.sql.SQLNonTransientConnectionException;
 import java.sql.SQLRecoverableException;
 import java.sql.SQLTimeoutException;
 import java.sql.SQLTransientConnectionException;
+import java.util.Locale;
 import java.util.Set;
 
-/** Sorts SQL failures: the store unreachable, a race another attempt resolves, or a real error. */
+/**
+ * Sorts SQL failures: the store unreachable, a race another attempt resolves, a record the database refuses
+ * (data exception or constraint), or a real error.
+ */
 final class SqlErrors {
 
     /** Serialization failure and deadlock (all three), PostgreSQL lock_not_available, H2 duplicate key in MERGE. */
@@ -19,6 +24,8 @@ final class SqlErrors {
     private static final Set<Integer> RACE_CODES = Set.of(1205, 1213, 50200, 40001, 90131);
     /** PostgreSQL query_canceled (a query timeout), admin or crash shutdown; MariaDB interrupted. */
     private static final Set<String> UNAVAILABLE_STATES = Set.of("57014", "57P01", "57P02", "57P03", "70100");
+    /** Undefined column: PostgreSQL, MariaDB, H2. */
+    private static final Set<String> MISSING_COLUMN_STATES = Set.of("42703", "42S22", "42122");
 
     private SqlErrors() {
     }
@@ -50,10 +57,30 @@ final class SqlErrors {
         return e instanceof SQLTimeoutException || "57014".equals(e.getSQLState()) || "70100".equals(e.getSQLState());
     }
 
+    /**
+     * SQLState class 22 (data exception: a value too long, out of range) or 23 (integrity constraint) on a
+     * record's own statement: this record fails the same way every time. A duplicate key in a claim is a race
+     * ({@link #isRace}), sorted out before.
+     */
+    static boolean isRejected(SQLException e) {
+        String state = e.getSQLState();
+        return state != null && (state.startsWith("22") || state.startsWith("23")) && !isRace(e);
+    }
+
     static OnceException translate(String operation, SQLException e) {
         if (isUnavailable(e)) {
             return new StoreUnavailableException("JDBC store unavailable during " + operation + " (SQLState "
                     + e.getSQLState() + "): " + e.getMessage(), e);
+        }
+        if (isRejected(e)) {
+            return new StoreRejectedException("JDBC store refused the record during " + operation + " (SQLState "
+                    + e.getSQLState() + ", error " + e.getErrorCode() + "): " + e.getMessage(), null, e);
+        }
+        if (MISSING_COLUMN_STATES.contains(e.getSQLState()) && String.valueOf(e.getMessage())
+                .toLowerCase(Locale.ROOT).contains("takeovers")) {
+            return new OnceException("JDBC store failed during " + operation + ": the record table has no column"
+                    + " takeovers; apply migration V2__once_takeovers.sql (see JdbcDialect.migrationResources()),"
+                    + " or build the store with createTableIfMissing(true), which adds it", e);
         }
         return new OnceException("JDBC store failed during " + operation + " (SQLState " + e.getSQLState()
                 + ", error " + e.getErrorCode() + "): " + e.getMessage(), e);

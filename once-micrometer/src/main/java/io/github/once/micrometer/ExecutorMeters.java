@@ -19,8 +19,8 @@ import java.util.concurrent.ConcurrentHashMap;
  * The meters of one executor, fed through {@link OnceListener}. Counters are registered at zero for the
  * executor's namespace when it is made, so the first increase is visible to {@code rate()} and {@code increase()}.
  *
- * <p>{@link #onHandler}, {@link #onTakeover} and {@link #onRenewal} are the events {@link OnceListener} does not
- * carry yet; they are public so an executor (or a test) can report them directly.
+ * <p>Besides outcomes and store calls it times handlers ({@link #onHandler}), counts takeovers of lapsed leases
+ * ({@link #onTakeover}) and renewals by result ({@link #onRenewal}).
  */
 public final class ExecutorMeters implements OnceListener {
 
@@ -94,6 +94,7 @@ public final class ExecutorMeters implements OnceListener {
      * A handler returned ({@code failure} null) or threw, after running for {@code elapsed}. Called on the
      * executing thread right after the handler, before its completion is recorded.
      */
+    @Override
     public void onHandler(IdempotencyKey key, Duration elapsed, Throwable failure) {
         NamespaceMeters m = meters(key.namespace());
         (failure == null ? m.handlerSucceeded() : m.handlerFailed()).record(elapsed);
@@ -103,6 +104,7 @@ public final class ExecutorMeters implements OnceListener {
      * A claim took over {@code lease}'s key from an owner whose lease had lapsed without completing or releasing
      * it: that owner most likely died while its handler ran.
      */
+    @Override
     public void onTakeover(Lease lease) {
         meters(lease.key().namespace()).takeovers.increment();
     }
@@ -111,6 +113,7 @@ public final class ExecutorMeters implements OnceListener {
      * A renewal of {@code lease} ended: renewed, refused ({@code renewed} false, no failure: the lease was taken
      * over) or failed ({@code failure} set: the store could not be asked; the renewal is tried again).
      */
+    @Override
     public void onRenewal(Lease lease, boolean renewed, Throwable failure) {
         NamespaceMeters m = meters(lease.key().namespace());
         (failure != null ? m.renewalErrors : renewed ? m.renewed : m.renewalsRefused).increment();

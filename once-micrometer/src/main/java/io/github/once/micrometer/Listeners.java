@@ -8,6 +8,7 @@ import io.github.once.Outcome;
 import io.github.once.StoreOperation;
 import io.github.once.rabbitmq.ConsumerAction;
 import io.github.once.rabbitmq.ConsumerListener;
+import io.github.once.spi.Lease;
 
 import java.time.Duration;
 import java.util.List;
@@ -37,6 +38,21 @@ public final class Listeners {
             @Override
             public void onStoreCall(StoreOperation operation, int keys, Duration elapsed, Throwable failure) {
                 each(all, l -> l.onStoreCall(operation, keys, elapsed, failure));
+            }
+
+            @Override
+            public void onHandler(IdempotencyKey key, Duration elapsed, Throwable failure) {
+                each(all, l -> l.onHandler(key, elapsed, failure));
+            }
+
+            @Override
+            public void onTakeover(Lease lease) {
+                each(all, l -> l.onTakeover(lease));
+            }
+
+            @Override
+            public void onRenewal(Lease lease, boolean renewed, Throwable failure) {
+                each(all, l -> l.onRenewal(lease, renewed, failure));
             }
         };
     }

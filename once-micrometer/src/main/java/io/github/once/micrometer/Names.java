@@ -18,9 +18,10 @@ final class Names {
     static final String CONFLICT = "conflict";
     static final String FAILED = "failed";
     static final String LEASE_LOST = "lease-lost";
+    static final String CRASH_LOOP = "crash-loop";
 
     /** Every outcome tag value, in a fixed order. */
-    static final String[] OUTCOMES = {PROCESSED, DUPLICATE, BUSY, CONFLICT, FAILED, LEASE_LOST};
+    static final String[] OUTCOMES = {PROCESSED, DUPLICATE, BUSY, CONFLICT, FAILED, LEASE_LOST, CRASH_LOOP};
 
     /** An enum constant as a tag value: {@code RETRIED_LEASE_LOST} becomes {@code retried-lease-lost}. */
     static String of(Enum<?> constant) {
@@ -39,8 +40,10 @@ final class Names {
             return 3;
         } else if (outcome instanceof Outcome.Failed) {
             return 4;
+        } else if (outcome instanceof Outcome.LeaseLost) {
+            return 5;
         }
-        return 5;
+        return 6;
     }
 
     /** Why a store call failed: it could not be reached, it is full, or it refused the call. */

@@ -63,7 +63,7 @@ public final class Outbox {
 
     /** The classpath location of the outbox schema for a dialect, ready for a Flyway or Liquibase folder. */
     public static String schemaResource(JdbcDialect dialect) {
-        return "db/once/" + dialect.name().toLowerCase(java.util.Locale.ROOT) + "/V2__once_outbox.sql";
+        return "db/once/" + dialect.name().toLowerCase(java.util.Locale.ROOT) + "/V3__once_outbox.sql";
     }
 
     /**

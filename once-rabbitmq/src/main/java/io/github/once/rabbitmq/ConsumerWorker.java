@@ -4,9 +4,13 @@ import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Delivery;
 
 import io.github.once.ExecutionContext;
+import io.github.once.Idempotency;
+import io.github.once.IdempotencyConfig;
 import io.github.once.IdempotencyKey;
 import io.github.once.Outcome;
 import io.github.once.ResultCodec;
+import io.github.once.StoreFullException;
+import io.github.once.StoreRejectedException;
 import io.github.once.StoreUnavailableException;
 import io.github.once.Task;
 
@@ -38,8 +42,8 @@ final class ConsumerWorker implements Runnable {
     private final Disposition disposition;
     private final Settlement settlement;
 
-    /** A delivery taken in hand: its attempt and its key, found once. */
-    private record Admitted(Inbound in, int attempt, DeliveryKey key) {
+    /** A delivery taken in hand: its attempt and its key, found once; {@code early} an action decided unrun. */
+    private record Admitted(Inbound in, int attempt, DeliveryKey key, Disposition.Action early) {
     }
 
     ConsumerWorker(ConsumerSettings settings, int index, PauseGate gate, ListenerCalls listener) {
@@ -51,7 +55,10 @@ final class ConsumerWorker implements Runnable {
         this.listener = listener;
         this.session = new ChannelSession(settings, name, gate, inHand);
         this.keys = new DeliveryKeys(c.keyExtractor(), settings.namespace());
-        this.disposition = new Disposition(settings.queue(), c.retry(), c.maxErrorLength(), c.clock());
+        // One threshold for both crash-loop signals: the executor's.
+        int crashLoopAfter = (settings.executor() instanceof Idempotency i ? i.config()
+                : IdempotencyConfig.defaults()).crashLoopAfter();
+        this.disposition = new Disposition(settings.queue(), c.retry(), c.maxErrorLength(), c.clock(), crashLoopAfter);
         this.settlement = new Settlement(session, new ConfirmedSender(settings.connection()),
                 new Confirms(c.clock(), c.moveTimeout()), gate, listener, inHand, name);
     }
@@ -109,7 +116,7 @@ final class ConsumerWorker implements Runnable {
             Admitted a = admit(in);
             if (a != null) {
                 admitted.add(a);
-                if (a.key() instanceof DeliveryKey.Keyed keyed) {
+                if (a.key() instanceof DeliveryKey.Keyed keyed && a.early() == null) {
                     tasks.add(task(a, keyed.key()));
                 }
             }
@@ -118,8 +125,7 @@ final class ConsumerWorker implements Runnable {
         RuntimeException storeFailure = null;
         if (!tasks.isEmpty()) {
             try {
-                outcomes = tasks.size() == 1 ? List.of(s.executor().execute(tasks.get(0)))
-                        : s.executor().executeAll(tasks);
+                outcomes = execute(tasks);
                 gate.succeeded();
             } catch (RuntimeException e) {
                 storeFailure = e;
@@ -134,6 +140,8 @@ final class ConsumerWorker implements Runnable {
             Disposition.Action action;
             if (a.key() instanceof DeliveryKey.Keyless keyless) {
                 action = disposition.keyless(d, a.attempt(), keyless);
+            } else if (a.early() != null) {
+                action = a.early();
             } else if (storeFailure != null) {
                 action = disposition.storeFailed(storeFailure);
             } else {
@@ -160,7 +168,40 @@ final class ConsumerWorker implements Runnable {
         Delivery d = in.delivery();
         int attempt = Moves.attempt(d);
         listener.onDelivery(d, attempt);
-        return new Admitted(in, attempt, keys.resolve(d));
+        DeliveryKey key = keys.resolve(d);
+        Disposition.Action early = key instanceof DeliveryKey.Keyed ? disposition.redeliveredTooOften(d, attempt) : null;
+        return new Admitted(in, attempt, key, early);
+    }
+
+    /**
+     * Runs the tasks. A record the store refuses fails its own task ({@code Failed} with the rejection, which the
+     * disposition dead-letters); when a batch's store call is refused and the store cannot say for which key, the
+     * batch runs again one task at a time so the others go on.
+     */
+    private List<Outcome<byte[]>> execute(List<Task<byte[]>> tasks) {
+        if (tasks.size() == 1) {
+            return List.of(executeOne(tasks.get(0)));
+        }
+        try {
+            return s.executor().executeAll(tasks);
+        } catch (StoreRejectedException e) {
+            log.warn("Consumer {}: the store refused a record of a batch of {}; running them one by one", name,
+                    tasks.size(), e);
+        }
+        List<Outcome<byte[]>> outcomes = new ArrayList<>(tasks.size());
+        for (Task<byte[]> task : tasks) {
+            outcomes.add(executeOne(task));
+        }
+        return outcomes;
+    }
+
+    private Outcome<byte[]> executeOne(Task<byte[]> task) {
+        try {
+            return s.executor().execute(task);
+        } catch (StoreRejectedException e) {
+            log.warn("Consumer {}: the store refused the record of {}; dead-lettering its message", name, task.key(), e);
+            return new Outcome.Failed<>(task.key(), e);
+        }
     }
 
     private Task<byte[]> task(Admitted a, IdempotencyKey key) {
@@ -170,7 +211,10 @@ final class ConsumerWorker implements Runnable {
     }
 
     private void storeTrouble(RuntimeException e) {
-        if (!(e instanceof StoreUnavailableException)) {
+        if (e instanceof StoreFullException) {
+            log.error("Consumer {}: the store is full and refuses new records; pausing until it takes them again: {}",
+                    name, e.getMessage());
+        } else if (!(e instanceof StoreUnavailableException)) {
             log.error("Consumer {}: the executor failed outside the handler; pausing", name, e);
         }
         gate.failed(e);

@@ -9,7 +9,14 @@ public enum DeadLetterReason {
     /** The key is known with another payload: the ID was reused for different content. */
     CONFLICT("conflict"),
     /** The handler failed on every allowed attempt. */
-    MAX_ATTEMPTS("max-attempts");
+    MAX_ATTEMPTS("max-attempts"),
+    /**
+     * The message killed the processes that handled it: its key's lease was taken over from dead owners
+     * {@code crashLoopAfter} times in a row (or, on a quorum queue, it came back too often), so it is not run again.
+     */
+    CRASH_LOOP("crash-loop"),
+    /** The store refused this message's record (a result over the size limit, a constraint or data error). */
+    STORE_REJECTED("store-rejected");
 
     private final String code;
 

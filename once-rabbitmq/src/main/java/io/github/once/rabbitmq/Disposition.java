@@ -3,11 +3,15 @@ package io.github.once.rabbitmq;
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Delivery;
 
+import io.github.once.IdempotencyConfig;
+import io.github.once.OnceException;
 import io.github.once.Outcome;
+import io.github.once.StoreRejectedException;
 
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Map;
 import java.util.Objects;
 
 import org.slf4j.Logger;
@@ -25,12 +29,19 @@ public final class Disposition {
     private final RetryPolicy retry;
     private final int maxErrorLength;
     private final Clock clock;
+    private final int crashLoopAfter;
 
     Disposition(String queue, RetryPolicy retry, int maxErrorLength, Clock clock) {
+        this(queue, retry, maxErrorLength, clock, IdempotencyConfig.defaults().crashLoopAfter());
+    }
+
+    /** {@code crashLoopAfter}: the executor's {@link IdempotencyConfig#crashLoopAfter()}. */
+    Disposition(String queue, RetryPolicy retry, int maxErrorLength, Clock clock, int crashLoopAfter) {
         this.queue = Objects.requireNonNull(queue, "queue");
         this.retry = Objects.requireNonNull(retry, "retry");
         this.maxErrorLength = maxErrorLength;
         this.clock = Objects.requireNonNull(clock, "clock");
+        this.crashLoopAfter = crashLoopAfter;
     }
 
     /** What becomes of one delivery. */
@@ -92,6 +103,13 @@ public final class Disposition {
             return retry(delivery, ConsumerAction.RETRIED_LEASE_LOST, attempt, retry.delayAfterFailure(1));
         } else if (outcome instanceof Outcome.Conflict<byte[]>) {
             return deadLetter(delivery, DeadLetterReason.CONFLICT, attempt, null);
+        } else if (outcome instanceof Outcome.CrashLoop<byte[]> loop) {
+            return deadLetter(delivery, DeadLetterReason.CRASH_LOOP, attempt, new OnceException("the key's lease was"
+                    + " taken over from owners that died " + loop.takeovers() + " times in a row"));
+        } else if (outcome instanceof Outcome.Failed<byte[]> failed
+                && failed.cause() instanceof StoreRejectedException rejected) {
+            // The same record fails the same way on every attempt: no retry.
+            return deadLetter(delivery, DeadLetterReason.STORE_REJECTED, attempt, rejected);
         } else if (outcome instanceof Outcome.Failed<byte[]> failed) {
             if (log.isDebugEnabled()) {
                 log.debug("Handler failed on {} (attempt {})", failed.key(), attempt, failed.cause());
@@ -107,6 +125,30 @@ public final class Disposition {
     /** The delivery has no usable key: it is never processed unguarded. */
     Action keyless(Delivery delivery, int attempt, DeliveryKey.Keyless keyless) {
         return deadLetter(delivery, keyless.reason(), attempt, null);
+    }
+
+    /**
+     * A crash loop the store cannot see: a quorum queue's {@code x-delivery-count} (returns of this copy to the
+     * queue: lost consumers, and before RabbitMQ 4.3 also the requeues of a pause) at or over the executor's
+     * takeover threshold plus the retry budget, the margin left for pauses. Null when the delivery may run.
+     */
+    Action redeliveredTooOften(Delivery delivery, int attempt) {
+        long returns = deliveryCount(delivery);
+        long limit = (long) crashLoopAfter + retry.maxAttempts();
+        if (returns < limit) {
+            return null;
+        }
+        log.warn("Delivery {} on {} came back {} times (limit {}): a crash loop; dead-lettering it unrun",
+                delivery.getEnvelope().getDeliveryTag(), queue, returns, limit);
+        return deadLetter(delivery, DeadLetterReason.CRASH_LOOP, attempt, new OnceException("x-delivery-count "
+                + returns + " reached " + limit + " (crashLoopAfter " + crashLoopAfter + " + maxAttempts "
+                + retry.maxAttempts() + ")"));
+    }
+
+    private static long deliveryCount(Delivery delivery) {
+        Map<String, Object> headers = delivery.getProperties().getHeaders();
+        Object value = headers == null ? null : headers.get("x-delivery-count");
+        return value instanceof Number n ? n.longValue() : 0;
     }
 
     /** The executor failed outside the handler (the store is unreachable): nothing ran, nothing is acked. */

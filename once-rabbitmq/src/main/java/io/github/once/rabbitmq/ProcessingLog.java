@@ -5,6 +5,7 @@ import com.rabbitmq.client.Delivery;
 import io.github.once.IdempotencyKey;
 import io.github.once.OnceListener;
 import io.github.once.Outcome;
+import io.github.once.StoreRejectedException;
 import io.github.once.StoreOperation;
 import io.github.once.spi.Lease;
 
@@ -242,6 +243,10 @@ public final class ProcessingLog implements OnceListener, ConsumerListener {
             return DeadLetterReason.MISSING_KEY.code();
         } else if (outcome instanceof Outcome.Conflict) {
             return DeadLetterReason.CONFLICT.code();
+        } else if (outcome instanceof Outcome.CrashLoop) {
+            return DeadLetterReason.CRASH_LOOP.code();
+        } else if (outcome instanceof Outcome.Failed<?> failed && failed.cause() instanceof StoreRejectedException) {
+            return DeadLetterReason.STORE_REJECTED.code();
         } else if (outcome instanceof Outcome.Failed) {
             return DeadLetterReason.MAX_ATTEMPTS.code();
         }
@@ -269,6 +274,8 @@ public final class ProcessingLog implements OnceListener, ConsumerListener {
             return "conflict";
         } else if (outcome instanceof Outcome.Failed) {
             return "failed";
+        } else if (outcome instanceof Outcome.CrashLoop) {
+            return "crash-loop";
         }
         return "lease-lost";
     }

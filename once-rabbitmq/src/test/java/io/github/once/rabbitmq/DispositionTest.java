@@ -8,6 +8,7 @@ import io.github.once.IdempotencyKey;
 import io.github.once.IdempotencyRecord;
 import io.github.once.Outcome;
 import io.github.once.RecordState;
+import io.github.once.StoreRejectedException;
 import io.github.once.StoreUnavailableException;
 import io.github.once.spi.Lease;
 
@@ -243,6 +244,41 @@ class DispositionTest {
                 new DeliveryKey.Keyless(DeadLetterReason.INVALID_KEY));
         assertThat(header(invalid, OnceHeaders.REASON)).isEqualTo("invalid-key");
         assertThat(invalid.attempts()).isEqualTo(2);
+    }
+
+    @Test
+    void crashLoopIsDeadLetteredAtOnceWithItsReason() {
+        Disposition.DeadLetter dead = (Disposition.DeadLetter) disposition.decide(plain(), 1,
+                new Outcome.CrashLoop<>(KEY, 3));
+        assertThat(dead.reason()).isEqualTo(DeadLetterReason.CRASH_LOOP);
+        assertThat(header(dead, OnceHeaders.REASON)).isEqualTo("crash-loop");
+        assertThat(dead.queue()).isEqualTo("orders.once.dlq");
+    }
+
+    @Test
+    void aRejectedRecordIsDeadLetteredOnTheFirstAttemptWithTheError() {
+        StoreRejectedException rejected = new StoreRejectedException("too big", KEY);
+        Disposition.DeadLetter dead = (Disposition.DeadLetter) disposition.decide(plain(), 1,
+                new Outcome.Failed<>(KEY, rejected));
+        assertThat(dead.reason()).isEqualTo(DeadLetterReason.STORE_REJECTED);
+        assertThat(dead.error()).isSameAs(rejected);
+        assertThat(header(dead, OnceHeaders.REASON)).isEqualTo("store-rejected");
+        assertThat(header(dead, OnceHeaders.ERROR).toString()).startsWith("io.github.once.StoreRejectedException");
+    }
+
+    @Test
+    void aQuorumCopyReturnedTooOftenIsACrashLoop() {
+        // Threshold 3 (the executor's default) plus the retry budget (3 attempts): 6 returns.
+        Delivery five = delivery(new AMQP.BasicProperties.Builder().headers(Map.of("x-delivery-count", 5L)).build());
+        Delivery six = delivery(new AMQP.BasicProperties.Builder().headers(Map.of("x-delivery-count", 6L)).build());
+        assertThat(disposition.redeliveredTooOften(plain(), 1)).isNull();
+        assertThat(disposition.redeliveredTooOften(five, 1)).isNull();
+        Disposition.DeadLetter dead = (Disposition.DeadLetter) disposition.redeliveredTooOften(six, 1);
+        assertThat(dead.reason()).isEqualTo(DeadLetterReason.CRASH_LOOP);
+        assertThat(dead.error().getMessage()).contains("x-delivery-count 6");
+        Disposition strict = new Disposition(QUEUE, RETRY, 200, clock, 1);
+        assertThat(strict.redeliveredTooOften(delivery(new AMQP.BasicProperties.Builder()
+                .headers(Map.of("x-delivery-count", 4L)).build()), 1)).isInstanceOf(Disposition.DeadLetter.class);
     }
 
     @Test

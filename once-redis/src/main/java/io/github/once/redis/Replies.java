@@ -20,7 +20,8 @@ final class Replies {
     static ClaimResult claim(IdempotencyKey key, List<Object> reply) {
         switch (code(reply)) {
             case 'A':
-                return new ClaimResult.Acquired(new Lease(key, number(reply, 1), millis(reply, 2)));
+                return new ClaimResult.Acquired(new Lease(key, number(reply, 1), millis(reply, 2)),
+                        Math.toIntExact(number(reply, 3)));
             case 'B':
                 return new ClaimResult.Busy(millis(reply, 1));
             case 'D':

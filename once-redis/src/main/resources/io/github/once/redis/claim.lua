@@ -1,11 +1,13 @@
 -- Claims one record in one atomic step. Times are the Redis server's (now, micros from clock.lua), in ms; tokens
 -- in us. Hash fields: s state (P in progress, C completed), t token, l lease deadline (completion time once C),
--- f fingerprint, r result, e expiry; g the last released token (release.lua).
+-- f fingerprint, r result, e expiry; g the last released token (release.lua); k takeovers in a row: claims that
+-- took the record over from a lapsed lease nobody completed or released (0 or absent otherwise).
 -- key the record; fingerprint '+' .. fingerprint, or '-' for none; leaseMs; retentionMs.
--- Reply: {'A', token, lease} | {'B', lease} | {'D' or 'X', state, token, lease, fingerprint, result, expiry}
+-- Reply: {'A', token, lease, takeovers} | {'B', lease} | {'D' or 'X', state, token, lease, fingerprint, result, expiry}
 local function claim(key, fingerprint, leaseMs, retentionMs)
-  local h = redis.call('HMGET', key, 's', 't', 'l', 'f', 'r', 'e')
+  local h = redis.call('HMGET', key, 's', 't', 'l', 'f', 'r', 'e', 'g', 'k')
   local previous = 0
+  local takeovers = 0
   if h[1] then
     -- Even a record past its expiry keeps its token counter until Redis drops the key.
     previous = tonumber(h[2])
@@ -20,13 +22,17 @@ local function claim(key, fingerprint, leaseMs, retentionMs)
       if live then
         return {'B', tonumber(h[3])}
       end
+      if h[7] ~= h[2] then
+        -- In progress, lapsed and not given back: its owner never came back.
+        takeovers = (tonumber(h[8]) or 0) + 1
+      end
     end
   end
   local token = math.max(previous + 1, micros)
   local lease = now + tonumber(leaseMs)
   local expires = math.max(lease, now + tonumber(retentionMs))
   local fields = {'s', 'P', 't', string.format('%.0f', token), 'l', string.format('%.0f', lease),
-    'e', string.format('%.0f', expires)}
+    'e', string.format('%.0f', expires), 'k', takeovers}
   if fingerprint ~= '-' then
     table.insert(fields, 'f')
     table.insert(fields, string.sub(fingerprint, 2))
@@ -41,5 +47,5 @@ local function claim(key, fingerprint, leaseMs, retentionMs)
     end
   end
   redis.call('PEXPIREAT', key, string.format('%.0f', expires))
-  return {'A', token, lease}
+  return {'A', token, lease, takeovers}
 end

@@ -318,6 +318,116 @@ public abstract class IdempotencyStoreContract {
         }
     }
 
+    // ---------------------------------------------------------------- takeovers (crash loops)
+
+    /** Claims {@code key} as soon as its current lease has lapsed; the acquired answer. */
+    private ClaimResult.Acquired afterLapse(IdempotencyKey key, Duration lease) {
+        ClaimResult taken = await().atMost(shortLease().multipliedBy(10)).pollInterval(Duration.ofMillis(25))
+                .until(() -> store.claim(request(key, "fp", lease)), r -> r instanceof ClaimResult.Acquired);
+        return (ClaimResult.Acquired) taken;
+    }
+
+    /** Waits until {@code key}'s record is past its expiry, then claims it: a fresh key, no takeovers. */
+    private void assertFreshOnceForgotten(IdempotencyKey key) {
+        await().atMost(shortLease().multipliedBy(10)).pollInterval(Duration.ofMillis(50))
+                .until(() -> store.find(key).isEmpty());
+        assertThat(acquired(store.claim(request(key, "fp", LONG))).takeovers()).isZero();
+    }
+
+    private ClaimResult.Acquired acquired(ClaimResult result) {
+        assertThat(result).isInstanceOf(ClaimResult.Acquired.class);
+        return (ClaimResult.Acquired) result;
+    }
+
+    @Test
+    @DisplayName("a fresh key is acquired with no takeovers")
+    void freshKeyCountsNoTakeover() {
+        assertThat(acquired(store.claim(request(key("fresh-t"), "fp", LONG))).takeovers()).isZero();
+    }
+
+    @Test
+    @DisplayName("each takeover of a lapsed lease nobody completed or released counts one more, atomically with the claim")
+    void takeoverOfLapsedLeaseCounts() {
+        IdempotencyKey key = key("crash-1");
+        assertThat(acquired(store.claim(request(key, "fp", shortLease()))).takeovers()).isZero();
+
+        ClaimResult.Acquired first = afterLapse(key, shortLease());
+        assertThat(first.takeovers()).isEqualTo(1);
+        ClaimResult.Acquired second = afterLapse(key, shortLease());
+        assertThat(second.takeovers()).isEqualTo(2);
+        assertThat(second.lease().token()).isGreaterThan(first.lease().token());
+        assertThat(store.claim(request(key, "fp", LONG))).isInstanceOf(ClaimResult.Busy.class);
+    }
+
+    @Test
+    @DisplayName("a claim after a release is no takeover and starts the count again")
+    void releaseThenClaimCountsNone() {
+        IdempotencyKey key = key("crash-2");
+        acquire(key, "fp", shortLease());
+        ClaimResult.Acquired taken = afterLapse(key, LONG);
+        assertThat(taken.takeovers()).isEqualTo(1);
+        assertThat(store.release(taken.lease())).isTrue();
+
+        ClaimResult.Acquired again = acquired(store.claim(request(key, "fp", shortLease())));
+        assertThat(again.takeovers()).isZero();
+        assertThat(afterLapse(key, LONG).takeovers()).as("the count starts again after a release").isEqualTo(1);
+    }
+
+    @Test
+    @DisplayName("a completion ends the count: the key is a duplicate, and once forgotten it is fresh")
+    void completionEndsCount() {
+        IdempotencyKey key = key("crash-3");
+        acquire(key, "fp", shortLease());
+        ClaimResult.Acquired taken = afterLapse(key, LONG);
+        assertThat(taken.takeovers()).isEqualTo(1);
+        assertThat(store.complete(taken.lease(), bytes("done"), shortLease())).isTrue();
+        assertThat(store.claim(request(key, "fp", LONG))).isInstanceOf(ClaimResult.Duplicate.class);
+
+        assertFreshOnceForgotten(key);
+    }
+
+    @Test
+    @DisplayName("a record past its expiry counts as fresh, even one left in progress")
+    void expiredRecordCountsNone() {
+        IdempotencyKey key = key("crash-4");
+        acquire(key, "fp", shortLease());
+        assertThat(afterLapse(key, shortLease()).takeovers()).isEqualTo(1);
+        // Lapsed again, then forgotten: lease and retention both short.
+        ClaimResult.Acquired shortLived = afterLapse(key, shortLease());
+        assertThat(shortLived.takeovers()).isEqualTo(2);
+        await().atMost(shortLease().multipliedBy(10)).pollInterval(Duration.ofMillis(50))
+                .until(() -> store.claim(new ClaimRequest(key, "fp", shortLease(), shortLease()))
+                        instanceof ClaimResult.Acquired a && a.takeovers() == 3);
+        assertFreshOnceForgotten(key);
+    }
+
+    @Test
+    @DisplayName("claimAll counts takeovers exactly as single claims do")
+    void claimAllCountsTakeoversAsSingleClaims() {
+        IdempotencyKey fresh = key("batch-t-fresh");
+        IdempotencyKey lapsed = key("batch-t-lapsed");
+        IdempotencyKey twice = key("batch-t-twice");
+        IdempotencyKey released = key("batch-t-released");
+        acquire(lapsed, "fp", shortLease());
+        acquire(twice, "fp", shortLease());
+        afterLapse(twice, shortLease());
+        assertThat(store.release(acquire(released, "fp", LONG))).isTrue();
+        Instant lapsedAll = Instant.now().plus(shortLease()).plusMillis(200);
+        await().atMost(shortLease().multipliedBy(10)).until(() -> Instant.now().isAfter(lapsedAll));
+
+        List<ClaimResult> results = store.claimAll(List.of(
+                request(fresh, "fp", LONG),
+                request(lapsed, "fp", LONG),
+                request(twice, "fp", LONG),
+                request(released, "fp", LONG)));
+
+        assertThat(results).hasSize(4);
+        assertThat(acquired(results.get(0)).takeovers()).isZero();
+        assertThat(acquired(results.get(1)).takeovers()).isEqualTo(1);
+        assertThat(acquired(results.get(2)).takeovers()).isEqualTo(2);
+        assertThat(acquired(results.get(3)).takeovers()).isZero();
+    }
+
     // ---------------------------------------------------------------- retention
 
     @Test
