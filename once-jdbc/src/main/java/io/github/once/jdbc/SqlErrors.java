@@ -1,6 +1,7 @@
 package io.github.once.jdbc;
 
 import io.github.once.OnceException;
+import io.github.once.StoreMisconfiguredException;
 import io.github.once.StoreUnavailableException;
 
 import java.sql.SQLException;
@@ -10,7 +11,10 @@ import java.sql.SQLTimeoutException;
 import java.sql.SQLTransientConnectionException;
 import java.util.Set;
 
-/** Sorts SQL failures: the store unreachable, a race another attempt resolves, or a real error. */
+/**
+ * Sorts SQL failures: the store unreachable, a race another attempt resolves, a setup mistake that waiting will not
+ * heal (a missing table or column, a missing permission, refused credentials), or another error.
+ */
 final class SqlErrors {
 
     /** Serialization failure and deadlock (all three), PostgreSQL lock_not_available, H2 duplicate key in MERGE. */
@@ -21,6 +25,42 @@ final class SqlErrors {
     private static final Set<String> UNAVAILABLE_STATES = Set.of("57014", "57P01", "57P02", "57P03", "70100");
 
     private SqlErrors() {
+    }
+
+    /**
+     * SQLState classes 42 (syntax error or access rule violation: undefined table or column, insufficient
+     * privilege), 28 (invalid authorization), 3D (invalid catalog) and 3F (invalid schema).
+     */
+    static boolean isMisconfigured(SQLException e) {
+        String state = e.getSQLState();
+        return state != null && (state.startsWith("42") || state.startsWith("28") || state.startsWith("3D")
+                || state.startsWith("3F"));
+    }
+
+    /** What to do about a setup mistake, by its SQLState. */
+    static String fix(SQLException e) {
+        String state = e.getSQLState();
+        if ("42P01".equals(state) || "42S02".equals(state) || e.getErrorCode() == 1146) {
+            return "the record table does not exist: run the schema script db/once/<postgresql|mariadb|h2>/"
+                    + "V1__once_record.sql from once-jdbc with your migrations, or set createTableIfMissing(true)"
+                    + " on JdbcIdempotencyStore.builder for a demo";
+        }
+        if ("42703".equals(state) || "42S22".equals(state) || e.getErrorCode() == 1054) {
+            return "the record table lacks a column Once uses: compare it with the schema script"
+                    + " db/once/<postgresql|mariadb|h2>/V1__once_record.sql from once-jdbc";
+        }
+        if ("42501".equals(state) || e.getErrorCode() == 1142) {
+            return "the database user lacks a permission: grant it SELECT, INSERT, UPDATE and DELETE on the record"
+                    + " table";
+        }
+        if (state != null && state.startsWith("28")) {
+            return "the database refused the credentials: check the data source's user and password";
+        }
+        if (state != null && (state.startsWith("3D") || state.startsWith("3F"))) {
+            return "the database or schema does not exist: check the data source's URL";
+        }
+        return "the statement was refused; check the table against the schema script"
+                + " db/once/<postgresql|mariadb|h2>/V1__once_record.sql and the dialect setting";
     }
 
     static boolean isUnavailable(SQLException e) {
@@ -46,6 +86,10 @@ final class SqlErrors {
     }
 
     static OnceException translate(String operation, SQLException e) {
+        if (isMisconfigured(e)) {
+            return new StoreMisconfiguredException("JDBC store refused " + operation + " (SQLState " + e.getSQLState()
+                    + "): " + e.getMessage() + ". Fix: " + fix(e) + ". Waiting will not help.", e);
+        }
         if (isUnavailable(e)) {
             return new StoreUnavailableException("JDBC store unavailable during " + operation + " (SQLState "
                     + e.getSQLState() + "): " + e.getMessage(), e);
