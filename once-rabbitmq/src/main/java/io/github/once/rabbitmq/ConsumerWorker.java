@@ -7,7 +7,6 @@ import io.github.once.ExecutionContext;
 import io.github.once.IdempotencyKey;
 import io.github.once.Outcome;
 import io.github.once.ResultCodec;
-import io.github.once.StoreUnavailableException;
 import io.github.once.Task;
 
 import java.io.IOException;
@@ -103,6 +102,7 @@ final class ConsumerWorker implements Runnable {
     }
 
     private void handle(List<Inbound> batch) {
+        listener.onBatch(batch.size());
         List<Admitted> admitted = new ArrayList<>(batch.size());
         List<Task<byte[]>> tasks = new ArrayList<>(batch.size());
         for (Inbound in : batch) {
@@ -169,10 +169,8 @@ final class ConsumerWorker implements Runnable {
                 ctx -> s.handler().handle(d, new Context(ctx, a.attempt(), d.getEnvelope().isRedeliver())));
     }
 
+    /** Pauses; the processing log reports it (once per outage, at ERROR when waiting will not fix it). */
     private void storeTrouble(RuntimeException e) {
-        if (!(e instanceof StoreUnavailableException)) {
-            log.error("Consumer {}: the executor failed outside the handler; pausing", name, e);
-        }
         gate.failed(e);
     }
 
