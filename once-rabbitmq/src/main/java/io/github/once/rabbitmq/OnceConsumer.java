@@ -129,11 +129,17 @@ public final class OnceConsumer implements AutoCloseable {
         }
         watch.install();
         ConsumerConfig c = settings.config();
-        Object store = settings.executor() instanceof Idempotency i ? i.store() : settings.executor();
+        String store = describe(settings.executor() instanceof Idempotency i ? i.store() : settings.executor());
         listener.processing(log -> log.started(settings.queue(), store,
                 c.namespaceOf() != null ? "<per message>" : c.namespace() != null ? c.namespace() : settings.queue(),
                 c.keyExtractor(), c.prefetch(), c.channels(), c.batchClaims()));
         return this;
+    }
+
+    /** Its own description, or its class's simple name when it has none of its own. */
+    private static String describe(Object part) {
+        String text = String.valueOf(part);
+        return text.startsWith(part.getClass().getName() + "@") ? part.getClass().getSimpleName() : text;
     }
 
     /** Declares the work queue passively on a channel of its own (a 404 closes the channel). */
