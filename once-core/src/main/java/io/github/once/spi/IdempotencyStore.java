@@ -2,6 +2,7 @@ package io.github.once.spi;
 
 import io.github.once.IdempotencyKey;
 import io.github.once.IdempotencyRecord;
+import io.github.once.StoreMisconfiguredException;
 import io.github.once.StoreUnavailableException;
 
 import java.time.Duration;
@@ -81,6 +82,17 @@ public interface IdempotencyStore extends AutoCloseable {
 
     /** The record as stored, if any (a released record shows as in progress with a past lease). */
     Optional<IdempotencyRecord> find(IdempotencyKey key);
+
+    /**
+     * Checks, before the first message, that this store can do its job: it answers, and what it needs exists (a
+     * table with its columns, scripts that load). Consumers call it when they start, so a setup mistake fails at
+     * once with a message that says how to fix it, instead of on the first delivery. Does nothing by default.
+     *
+     * @throws StoreUnavailableException   when the store cannot be reached (the message names where it was sought)
+     * @throws StoreMisconfiguredException when it answers but is not set up (the message names the fix)
+     */
+    default void verify() {
+    }
 
     @Override
     default void close() {

@@ -16,6 +16,7 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
 import java.util.List;
+import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.atomic.LongAdder;
@@ -63,6 +64,23 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, PurgeableSt
 
     public String tableName() {
         return table.sql.table;
+    }
+
+    /**
+     * Checks that the table exists with every column Once uses.
+     *
+     * @throws io.github.once.StoreMisconfiguredException when it does not, naming the schema script to run
+     * @throws io.github.once.StoreUnavailableException   when the database cannot be reached
+     */
+    @Override
+    public void verify() {
+        TableCheck.verify(table);
+    }
+
+    @Override
+    public String toString() {
+        return "JdbcIdempotencyStore[" + table.sql.dialect.name().toLowerCase(Locale.ROOT) + ", table "
+                + table.sql.table + "]";
     }
 
     /** The table and its statements, which the transactional scope runs inside its own transactions. */

@@ -2,6 +2,7 @@ package io.github.once.jdbc;
 
 import io.github.once.OnceException;
 import io.github.once.StoreRejectedException;
+import io.github.once.StoreMisconfiguredException;
 import io.github.once.StoreUnavailableException;
 
 import java.sql.SQLException;
@@ -14,7 +15,8 @@ import java.util.Set;
 
 /**
  * Sorts SQL failures: the store unreachable, a race another attempt resolves, a record the database refuses
- * (data exception or constraint), or a real error.
+ * (data exception or constraint), a setup mistake that waiting will not heal (a missing table or column, a missing
+ * permission, refused credentials), or another error.
  */
 final class SqlErrors {
 
@@ -28,6 +30,42 @@ final class SqlErrors {
     private static final Set<String> MISSING_COLUMN_STATES = Set.of("42703", "42S22", "42122");
 
     private SqlErrors() {
+    }
+
+    /**
+     * SQLState classes 42 (syntax error or access rule violation: undefined table or column, insufficient
+     * privilege), 28 (invalid authorization), 3D (invalid catalog) and 3F (invalid schema).
+     */
+    static boolean isMisconfigured(SQLException e) {
+        String state = e.getSQLState();
+        return state != null && (state.startsWith("42") || state.startsWith("28") || state.startsWith("3D")
+                || state.startsWith("3F"));
+    }
+
+    /** What to do about a setup mistake, by its SQLState. */
+    static String fix(SQLException e) {
+        String state = e.getSQLState();
+        if ("42P01".equals(state) || "42S02".equals(state) || e.getErrorCode() == 1146) {
+            return "the record table does not exist: run the schema script db/once/<postgresql|mariadb|h2>/"
+                    + "V1__once_record.sql from once-jdbc with your migrations, or set createTableIfMissing(true)"
+                    + " on JdbcIdempotencyStore.builder for a demo";
+        }
+        if ("42703".equals(state) || "42S22".equals(state) || e.getErrorCode() == 1054) {
+            return "the record table lacks a column Once uses: compare it with the schema script"
+                    + " db/once/<postgresql|mariadb|h2>/V1__once_record.sql from once-jdbc";
+        }
+        if ("42501".equals(state) || e.getErrorCode() == 1142) {
+            return "the database user lacks a permission: grant it SELECT, INSERT, UPDATE and DELETE on the record"
+                    + " table";
+        }
+        if (state != null && state.startsWith("28")) {
+            return "the database refused the credentials: check the data source's user and password";
+        }
+        if (state != null && (state.startsWith("3D") || state.startsWith("3F"))) {
+            return "the database or schema does not exist: check the data source's URL";
+        }
+        return "the statement was refused; check the table against the schema script"
+                + " db/once/<postgresql|mariadb|h2>/V1__once_record.sql and the dialect setting";
     }
 
     static boolean isUnavailable(SQLException e) {
@@ -68,6 +106,16 @@ final class SqlErrors {
     }
 
     static OnceException translate(String operation, SQLException e) {
+        if (MISSING_COLUMN_STATES.contains(e.getSQLState()) && String.valueOf(e.getMessage())
+                .toLowerCase(Locale.ROOT).contains("takeovers")) {
+            return new StoreMisconfiguredException("JDBC store failed during " + operation + ": the record table has no column"
+                    + " takeovers; apply migration V2__once_takeovers.sql (see JdbcDialect.migrationResources()),"
+                    + " or build the store with createTableIfMissing(true), which adds it", e);
+        }
+        if (isMisconfigured(e)) {
+            return new StoreMisconfiguredException("JDBC store refused " + operation + " (SQLState " + e.getSQLState()
+                    + "): " + e.getMessage() + ". Fix: " + fix(e) + ". Waiting will not help.", e);
+        }
         if (isUnavailable(e)) {
             return new StoreUnavailableException("JDBC store unavailable during " + operation + " (SQLState "
                     + e.getSQLState() + "): " + e.getMessage(), e);
@@ -75,12 +123,6 @@ final class SqlErrors {
         if (isRejected(e)) {
             return new StoreRejectedException("JDBC store refused the record during " + operation + " (SQLState "
                     + e.getSQLState() + ", error " + e.getErrorCode() + "): " + e.getMessage(), null, e);
-        }
-        if (MISSING_COLUMN_STATES.contains(e.getSQLState()) && String.valueOf(e.getMessage())
-                .toLowerCase(Locale.ROOT).contains("takeovers")) {
-            return new OnceException("JDBC store failed during " + operation + ": the record table has no column"
-                    + " takeovers; apply migration V2__once_takeovers.sql (see JdbcDialect.migrationResources()),"
-                    + " or build the store with createTableIfMissing(true), which adds it", e);
         }
         return new OnceException("JDBC store failed during " + operation + " (SQLState " + e.getSQLState()
                 + ", error " + e.getErrorCode() + "): " + e.getMessage(), e);

@@ -24,9 +24,6 @@ import java.util.function.ToDoubleFunction;
 /**
  * The meters of one consumer, fed through {@link ConsumerListener}. Counters are registered at zero for the
  * consumer's namespace when it is made, so the first increase is visible to {@code rate()} and {@code increase()}.
- *
- * <p>{@link #onDeadLetter}, {@link #onRetry} and {@link #onBatch} are the events {@link ConsumerListener} does not
- * carry yet; they are public so a consumer (or a test) can report them directly.
  */
 public final class ConsumerMeters implements ConsumerListener {
 
@@ -149,6 +146,7 @@ public final class ConsumerMeters implements ConsumerListener {
      * A delivery is being moved to the dead-letter queue for {@code reason}; {@code cause} is the handler's last
      * failure, or null. Called once per dead letter, before the move is confirmed.
      */
+    @Override
     public void onDeadLetter(Delivery delivery, IdempotencyKey key, DeadLetterReason reason, Throwable cause) {
         meters(key).deadLetters[reason.ordinal()].increment();
     }
@@ -157,6 +155,7 @@ public final class ConsumerMeters implements ConsumerListener {
      * A delivery is being moved to a delay queue: {@code action} says why (busy, lease lost, failed) and
      * {@code delay} is the back-off level it waits for.
      */
+    @Override
     public void onRetry(Delivery delivery, IdempotencyKey key, ConsumerAction action, int nextAttempt,
                         Duration delay) {
         String ns = key == null ? namespace : key.namespace();
@@ -169,6 +168,7 @@ public final class ConsumerMeters implements ConsumerListener {
     }
 
     /** {@code size} deliveries were taken in hand together (one group; one store call each when batching). */
+    @Override
     public void onBatch(int size) {
         batches.record(size);
     }

@@ -9,6 +9,7 @@ import io.github.once.StoreOperation;
 import io.github.once.rabbitmq.ConsumerAction;
 import io.github.once.rabbitmq.ConsumerListener;
 import io.github.once.spi.Lease;
+import io.github.once.rabbitmq.DeadLetterReason;
 
 import java.time.Duration;
 import java.util.List;
@@ -78,6 +79,22 @@ public final class Listeners {
             @Override
             public void onResume() {
                 each(all, ConsumerListener::onResume);
+            }
+
+            @Override
+            public void onDeadLetter(Delivery delivery, IdempotencyKey key, DeadLetterReason reason, Throwable cause) {
+                each(all, l -> l.onDeadLetter(delivery, key, reason, cause));
+            }
+
+            @Override
+            public void onRetry(Delivery delivery, IdempotencyKey key, ConsumerAction action, int nextAttempt,
+                                Duration delay) {
+                each(all, l -> l.onRetry(delivery, key, action, nextAttempt, delay));
+            }
+
+            @Override
+            public void onBatch(int size) {
+                each(all, l -> l.onBatch(size));
             }
         };
     }

@@ -86,6 +86,11 @@ class ConsumerMetersTest {
             assertThat(count("once.consumer.actions", "queue", q, "action", "processed")).isEqualTo(100);
             assertThat(count("once.consumer.actions", "queue", q, "action", "duplicate")).isEqualTo(10);
             assertThat(count("once.consumer.actions", "queue", q, "action", "requeued")).isZero();
+            // The consumer reports its dead letters by reason and its batches itself.
+            assertThat(count("once.consumer.dead.letters", "queue", q, "reason", "missing-key")).isEqualTo(1);
+            assertThat(count("once.consumer.dead.letters", "queue", q, "reason", "conflict")).isEqualTo(1);
+            assertThat(registry.get("once.consumer.batch.size").tag("queue", q).summary().totalAmount())
+                    .isEqualTo(112);
             assertThat(registry.get("once.store.calls").tags("namespace", q, "operation", "claim").timer().count())
                     .isEqualTo(111); // the keyless message never reaches the store
             assertThat(registry.get("once.consumer.in.flight").tag("queue", q).gauge().value()).isZero();

@@ -274,7 +274,8 @@ final class ChannelSession {
                 return;
             }
             if (sig.isHardError() && !sig.isInitiatedByApplication() && ch instanceof Recoverable) {
-                log.info("Consumer {}: connection lost ({}); waiting for automatic recovery", name, sig.getMessage());
+                // The consumer logs the loss once for all its channels, and the recovery.
+                log.debug("Consumer {}: connection lost ({}); waiting for automatic recovery", name, sig.getMessage());
                 awaitingSince = clock.instant();
                 awaitingRecovery = hadConsumer;
             } else {

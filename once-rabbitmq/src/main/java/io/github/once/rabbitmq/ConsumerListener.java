@@ -30,4 +30,24 @@ public interface ConsumerListener {
     /** Consumption resumed after a pause. */
     default void onResume() {
     }
+
+    /**
+     * The delivery's copy was sent to the dead-letter queue (its {@link #onAction} follows once the copy is
+     * confirmed). {@code key} is null for {@link DeadLetterReason#MISSING_KEY} and {@link DeadLetterReason#INVALID_KEY};
+     * {@code cause} is the handler's last failure, or null.
+     */
+    default void onDeadLetter(Delivery delivery, IdempotencyKey key, DeadLetterReason reason, Throwable cause) {
+    }
+
+    /**
+     * The delivery's copy was sent to a delay queue: {@code action} says why (busy, lease lost, failed); it comes
+     * back as attempt {@code nextAttempt} after {@code delay}.
+     */
+    default void onRetry(Delivery delivery, IdempotencyKey key, ConsumerAction action, int nextAttempt,
+                         Duration delay) {
+    }
+
+    /** {@code size} deliveries were taken in hand together (one executor call; 1 without batch claims). */
+    default void onBatch(int size) {
+    }
 }

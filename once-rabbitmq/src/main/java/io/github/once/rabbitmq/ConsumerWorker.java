@@ -9,9 +9,7 @@ import io.github.once.IdempotencyConfig;
 import io.github.once.IdempotencyKey;
 import io.github.once.Outcome;
 import io.github.once.ResultCodec;
-import io.github.once.StoreFullException;
 import io.github.once.StoreRejectedException;
-import io.github.once.StoreUnavailableException;
 import io.github.once.Task;
 
 import java.io.IOException;
@@ -110,6 +108,7 @@ final class ConsumerWorker implements Runnable {
     }
 
     private void handle(List<Inbound> batch) {
+        listener.onBatch(batch.size());
         List<Admitted> admitted = new ArrayList<>(batch.size());
         List<Task<byte[]>> tasks = new ArrayList<>(batch.size());
         for (Inbound in : batch) {
@@ -210,13 +209,8 @@ final class ConsumerWorker implements Runnable {
                 ctx -> s.handler().handle(d, new Context(ctx, a.attempt(), d.getEnvelope().isRedeliver())));
     }
 
+    /** Pauses; the processing log reports it (once per outage, at ERROR when waiting will not fix it). */
     private void storeTrouble(RuntimeException e) {
-        if (e instanceof StoreFullException) {
-            log.error("Consumer {}: the store is full and refuses new records; pausing until it takes them again: {}",
-                    name, e.getMessage());
-        } else if (!(e instanceof StoreUnavailableException)) {
-            log.error("Consumer {}: the executor failed outside the handler; pausing", name, e);
-        }
         gate.failed(e);
     }
 

@@ -15,8 +15,11 @@ sealed interface DeliveryKey {
         }
     }
 
-    /** No key: {@link DeadLetterReason#MISSING_KEY} or {@link DeadLetterReason#INVALID_KEY}. */
-    record Keyless(DeadLetterReason reason) implements DeliveryKey {
+    /**
+     * No key: {@link DeadLetterReason#MISSING_KEY} or {@link DeadLetterReason#INVALID_KEY}, and why, such as
+     * {@code body field order_id is null} (the dead-lettered copy carries it as {@link OnceHeaders#DETAIL}).
+     */
+    record Keyless(DeadLetterReason reason, String detail) implements DeliveryKey {
         @Override
         public IdempotencyKey keyOrNull() {
             return null;

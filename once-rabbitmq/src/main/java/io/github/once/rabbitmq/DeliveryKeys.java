@@ -4,16 +4,13 @@ import com.rabbitmq.client.Delivery;
 
 import io.github.once.IdempotencyKey;
 
-import java.util.Optional;
 import java.util.function.Function;
 
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
-/** Finds each delivery's key: the extractor runs once per delivery (a JSON body is parsed once). */
+/**
+ * Finds each delivery's key: the extractor runs once per delivery (a JSON body is parsed once). A delivery without
+ * one keeps the reason, for the dead-lettered copy and the log.
+ */
 final class DeliveryKeys {
-    private static final Logger log = LoggerFactory.getLogger(DeliveryKeys.class);
-
     private final KeyExtractor extractor;
     private final Function<Delivery, String> namespace;
 
@@ -23,22 +20,24 @@ final class DeliveryKeys {
     }
 
     DeliveryKey resolve(Delivery delivery) {
-        Optional<String> id;
+        KeyLookup lookup;
         try {
-            id = extractor.extract(delivery);
+            lookup = extractor.lookup(delivery); // the built-in ones never throw; an overridden one might
         } catch (RuntimeException e) {
-            log.warn("The key extractor failed on delivery {}: {}", delivery.getEnvelope().getDeliveryTag(),
-                    e.toString());
-            return new DeliveryKey.Keyless(DeadLetterReason.MISSING_KEY);
+            lookup = KeyLookup.missing("key extractor failed: " + e);
         }
-        if (id == null || id.isEmpty()) {
-            return new DeliveryKey.Keyless(DeadLetterReason.MISSING_KEY);
+        if (lookup instanceof KeyLookup.Missing missing) {
+            return new DeliveryKey.Keyless(DeadLetterReason.MISSING_KEY, missing.detail());
         }
+        if (lookup == null) {
+            return new DeliveryKey.Keyless(DeadLetterReason.MISSING_KEY, "key extractor returned no lookup");
+        }
+        String id = ((KeyLookup.Found) lookup).id();
         try {
-            return new DeliveryKey.Keyed(IdempotencyKey.of(namespace.apply(delivery), id.get()));
+            return new DeliveryKey.Keyed(IdempotencyKey.of(namespace.apply(delivery), id));
         } catch (RuntimeException e) {
-            log.warn("No usable key for delivery {}: {}", delivery.getEnvelope().getDeliveryTag(), e.toString());
-            return new DeliveryKey.Keyless(DeadLetterReason.INVALID_KEY);
+            return new DeliveryKey.Keyless(DeadLetterReason.INVALID_KEY, e.getMessage() == null ? e.toString()
+                    : e.getMessage());
         }
     }
 }

@@ -14,17 +14,12 @@ import java.time.Instant;
 import java.util.Map;
 import java.util.Objects;
 
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
-
 /**
  * The consumer's policy, with no broker in it: what to do with a delivery given what the executor answered, its
  * attempt and the retry policy. It only decides; {@link Settlement} publishes, confirms and acks. Public for
  * listener containers Once does not run itself, through {@link ContainerPolicy}.
  */
 public final class Disposition {
-    private static final Logger log = LoggerFactory.getLogger(Disposition.class);
-
     private final String queue;
     private final RetryPolicy retry;
     private final int maxErrorLength;
@@ -66,13 +61,19 @@ public final class Disposition {
         AMQP.BasicProperties properties();
     }
 
-    /** A delayed retry: the copy comes back as attempt {@code nextAttempt} after {@code delay}. */
-    public record Retry(ConsumerAction action, int nextAttempt, Duration delay, String queue,
-                 AMQP.BasicProperties properties) implements Move {
+    /**
+     * A delayed retry: the copy comes back as attempt {@code nextAttempt} after {@code delay}; {@code error} is the
+     * handler's failure when it failed (null when busy or the lease was lost).
+     */
+    public record Retry(ConsumerAction action, int nextAttempt, Duration delay, Throwable error, String queue,
+                        AMQP.BasicProperties properties) implements Move {
     }
 
-    /** To the dead-letter queue, with the reason, the attempts and the last error in its headers. */
-    public record DeadLetter(DeadLetterReason reason, int attempts, Throwable error, String queue,
+    /**
+     * To the dead-letter queue, with the reason, the attempts, the last error and (for a missing or invalid key)
+     * the detail in its headers.
+     */
+    public record DeadLetter(DeadLetterReason reason, String detail, int attempts, Throwable error, String queue,
                       AMQP.BasicProperties properties) implements Move {
         @Override
         public ConsumerAction action() {
@@ -97,34 +98,33 @@ public final class Disposition {
         } else if (outcome instanceof Outcome.Busy<byte[]> busy) {
             // Not the handler's failure: the other owner finishes (we then see a duplicate) or loses its lease.
             return retry(delivery, ConsumerAction.RETRIED_BUSY, attempt,
-                    retry.delayWhileBusy(remaining(busy.leaseUntil())));
+                    retry.delayWhileBusy(remaining(busy.leaseUntil())), null);
         } else if (outcome instanceof Outcome.LeaseLost<byte[]>) {
             // Another owner took the key over; retrying lets the next claim see its result (or take over).
-            return retry(delivery, ConsumerAction.RETRIED_LEASE_LOST, attempt, retry.delayAfterFailure(1));
+            return retry(delivery, ConsumerAction.RETRIED_LEASE_LOST, attempt, retry.delayAfterFailure(1), null);
         } else if (outcome instanceof Outcome.Conflict<byte[]>) {
-            return deadLetter(delivery, DeadLetterReason.CONFLICT, attempt, null);
+            return deadLetter(delivery, DeadLetterReason.CONFLICT, null, attempt, null);
         } else if (outcome instanceof Outcome.CrashLoop<byte[]> loop) {
-            return deadLetter(delivery, DeadLetterReason.CRASH_LOOP, attempt, new OnceException("the key's lease was"
-                    + " taken over from owners that died " + loop.takeovers() + " times in a row"));
+            return deadLetter(delivery, DeadLetterReason.CRASH_LOOP, null, attempt, new OnceException("the key's"
+                    + " lease was taken over from owners that died " + loop.takeovers() + " times in a row"));
         } else if (outcome instanceof Outcome.Failed<byte[]> failed
                 && failed.cause() instanceof StoreRejectedException rejected) {
             // The same record fails the same way on every attempt: no retry.
-            return deadLetter(delivery, DeadLetterReason.STORE_REJECTED, attempt, rejected);
+            return deadLetter(delivery, DeadLetterReason.STORE_REJECTED, null, attempt, rejected);
         } else if (outcome instanceof Outcome.Failed<byte[]> failed) {
-            if (log.isDebugEnabled()) {
-                log.debug("Handler failed on {} (attempt {})", failed.key(), attempt, failed.cause());
-            }
+            // The processing log reports the failure (at WARN, with the key, the attempt and the error).
             if (attempt >= retry.maxAttempts()) {
-                return deadLetter(delivery, DeadLetterReason.MAX_ATTEMPTS, attempt, failed.cause());
+                return deadLetter(delivery, DeadLetterReason.MAX_ATTEMPTS, null, attempt, failed.cause());
             }
-            return retry(delivery, ConsumerAction.RETRIED_FAILED, attempt + 1, retry.delayAfterFailure(attempt));
+            return retry(delivery, ConsumerAction.RETRIED_FAILED, attempt + 1, retry.delayAfterFailure(attempt),
+                    failed.cause());
         }
         throw new IllegalStateException("unknown outcome " + outcome + " for delivery " + delivery.getEnvelope());
     }
 
     /** The delivery has no usable key: it is never processed unguarded. */
     Action keyless(Delivery delivery, int attempt, DeliveryKey.Keyless keyless) {
-        return deadLetter(delivery, keyless.reason(), attempt, null);
+        return deadLetter(delivery, keyless.reason(), keyless.detail(), attempt, null);
     }
 
     /**
@@ -138,9 +138,8 @@ public final class Disposition {
         if (returns < limit) {
             return null;
         }
-        log.warn("Delivery {} on {} came back {} times (limit {}): a crash loop; dead-lettering it unrun",
-                delivery.getEnvelope().getDeliveryTag(), queue, returns, limit);
-        return deadLetter(delivery, DeadLetterReason.CRASH_LOOP, attempt, new OnceException("x-delivery-count "
+        // The processing log reports the dead letter with this cause.
+        return deadLetter(delivery, DeadLetterReason.CRASH_LOOP, null, attempt, new OnceException("x-delivery-count "
                 + returns + " reached " + limit + " (crashLoopAfter " + crashLoopAfter + " + maxAttempts "
                 + retry.maxAttempts() + ")"));
     }
@@ -170,14 +169,15 @@ public final class Disposition {
         return new Reply(action, replyTo, replyProps, result);
     }
 
-    private Retry retry(Delivery delivery, ConsumerAction action, int nextAttempt, Duration delay) {
+    private Retry retry(Delivery delivery, ConsumerAction action, int nextAttempt, Duration delay, Throwable error) {
         String target = retry.strategy() == RetryStrategy.DELAY_QUEUES ? Topology.delayQueue(queue, delay) : queue;
-        return new Retry(action, nextAttempt, delay, target, Moves.retry(delivery, nextAttempt));
+        return new Retry(action, nextAttempt, delay, error, target, Moves.retry(delivery, nextAttempt));
     }
 
-    private DeadLetter deadLetter(Delivery delivery, DeadLetterReason reason, int attempts, Throwable error) {
-        return new DeadLetter(reason, attempts, error, Topology.deadLetterQueue(queue),
-                Moves.deadLetter(delivery, queue, reason, attempts, error, maxErrorLength));
+    private DeadLetter deadLetter(Delivery delivery, DeadLetterReason reason, String detail, int attempts,
+                                  Throwable error) {
+        return new DeadLetter(reason, detail, attempts, error, Topology.deadLetterQueue(queue),
+                Moves.deadLetter(delivery, queue, reason, detail, attempts, error, maxErrorLength));
     }
 
     private Duration remaining(Instant until) {

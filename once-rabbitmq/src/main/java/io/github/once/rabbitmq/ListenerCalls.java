@@ -5,49 +5,83 @@ import com.rabbitmq.client.Delivery;
 import io.github.once.IdempotencyKey;
 
 import java.time.Duration;
+import java.util.function.Consumer;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** Calls a {@link ConsumerListener} so that its failures never disturb the consumer. */
+/**
+ * Tells the consumer's listener and its processing log what happened, so that a failing listener never disturbs
+ * the consumer. The processing log hears more than a listener does (the failure behind a retry, why a key is
+ * missing, the connection's loss and recovery), through its own package-private calls.
+ */
 final class ListenerCalls {
     private static final Logger log = LoggerFactory.getLogger(ListenerCalls.class);
 
     private final ConsumerListener listener;
+    private final ProcessingLog processing;
+
+    /** @param processing the processing log, or null when it is off */
+    ListenerCalls(ConsumerListener listener, ProcessingLog processing) {
+        this.listener = listener;
+        this.processing = processing;
+    }
 
     ListenerCalls(ConsumerListener listener) {
-        this.listener = listener;
+        this(listener, null);
     }
 
     void onDelivery(Delivery delivery, int attempt) {
-        try {
-            listener.onDelivery(delivery, attempt);
-        } catch (RuntimeException e) {
-            log.warn("ConsumerListener.onDelivery threw; ignored", e);
-        }
+        both("onDelivery", l -> l.onDelivery(delivery, attempt));
     }
 
     void onAction(Delivery delivery, IdempotencyKey key, ConsumerAction action) {
-        try {
-            listener.onAction(delivery, key, action);
-        } catch (RuntimeException e) {
-            log.warn("ConsumerListener.onAction threw; ignored", e);
-        }
+        both("onAction", l -> l.onAction(delivery, key, action));
     }
 
     void onPause(Throwable cause, Duration backoff) {
-        try {
-            listener.onPause(cause, backoff);
-        } catch (RuntimeException e) {
-            log.warn("ConsumerListener.onPause threw; ignored", e);
-        }
+        both("onPause", l -> l.onPause(cause, backoff));
     }
 
     void onResume() {
+        both("onResume", ConsumerListener::onResume);
+    }
+
+    void onBatch(int size) {
+        call("onBatch", listener, l -> l.onBatch(size));
+    }
+
+    void onRetry(Delivery delivery, IdempotencyKey key, ConsumerAction action, int nextAttempt, Duration delay,
+                 Throwable error) {
+        call("onRetry", listener, l -> l.onRetry(delivery, key, action, nextAttempt, delay));
+        processing(p -> p.onRetry(delivery, key, action, nextAttempt, delay, error));
+    }
+
+    void onDeadLetter(Delivery delivery, IdempotencyKey key, DeadLetterReason reason, Throwable error,
+                      String detail) {
+        call("onDeadLetter", listener, l -> l.onDeadLetter(delivery, key, reason, error));
+        processing(p -> p.onDeadLetter(delivery, key, reason, error, detail));
+    }
+
+    /** The processing log alone: lines no listener event carries (start, connection lost and recovered). */
+    void processing(Consumer<ProcessingLog> line) {
+        if (processing != null) {
+            call("processing log", processing, line);
+        }
+    }
+
+    private void both(String event, Consumer<ConsumerListener> call) {
+        call(event, listener, call);
+        if (processing != null) {
+            call(event, processing, call);
+        }
+    }
+
+    private static <L> void call(String event, L target, Consumer<L> call) {
         try {
-            listener.onResume();
+            call.accept(target);
         } catch (RuntimeException e) {
-            log.warn("ConsumerListener.onResume threw; ignored", e);
+            log.warn("{} threw in {}; ignored", target, event, e);
         }
     }
 }

@@ -38,11 +38,17 @@ final class Moves {
         return copy(delivery, headers);
     }
 
-    /** A copy for the dead-letter queue, with the reason and, for a failure, the last error. */
-    static AMQP.BasicProperties deadLetter(Delivery delivery, String queue, DeadLetterReason reason, int attempts,
-                                           Throwable error, int maxErrorLength) {
+    /**
+     * A copy for the dead-letter queue, with the reason, for a failure the last error, and for a missing or invalid
+     * key the detail (why there is none).
+     */
+    static AMQP.BasicProperties deadLetter(Delivery delivery, String queue, DeadLetterReason reason, String detail,
+                                           int attempts, Throwable error, int maxErrorLength) {
         Map<String, Object> headers = headers(delivery);
         headers.put(OnceHeaders.REASON, reason.code());
+        if (detail != null) {
+            headers.put(OnceHeaders.DETAIL, detail);
+        }
         headers.put(OnceHeaders.ATTEMPTS, attempts);
         headers.put(OnceHeaders.QUEUE, queue);
         if (error != null) {

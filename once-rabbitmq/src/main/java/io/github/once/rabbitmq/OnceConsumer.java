@@ -4,6 +4,7 @@ import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.Delivery;
 
+import io.github.once.Idempotency;
 import io.github.once.IdempotencyKey;
 import io.github.once.IdempotentExecutor;
 
@@ -12,6 +13,7 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Objects;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 
 import org.slf4j.Logger;
@@ -32,6 +34,10 @@ import org.slf4j.LoggerFactory;
  * When the store cannot be reached the consumer gives back what it holds, stops consuming, and probes again
  * with back-off; it never runs a handler without a claim and never acks an unprocessed message.
  *
+ * <p>{@link #start()} first checks what would otherwise fail on the first delivery: the connection is open, the
+ * store is set up ({@code IdempotencyStore.verify()}: the JDBC table, Redis scripts), and the work queue exists.
+ * What it does is logged through a {@link ProcessingLog} (logger {@value ProcessingLog#LOGGER}).
+ *
  * <pre>{@code
  * OnceConsumer consumer = OnceConsumer.builder(connection, "orders", once)
  *         .handler((delivery, ctx) -> shipOrder(delivery.getBody()))
@@ -47,13 +53,15 @@ public final class OnceConsumer implements AutoCloseable {
     private final List<ConsumerWorker> workers = new ArrayList<>();
     private final List<Thread> threads = new ArrayList<>();
     private final ListenerCalls listener;
-    private boolean started;
-    private boolean closed;
+    private final ConnectionWatch watch;
+    private volatile boolean started;
+    private volatile boolean closed;
     private Channel topologyChannel;
 
-    private OnceConsumer(ConsumerSettings settings, ConsumerListener listener) {
+    private OnceConsumer(ConsumerSettings settings, ConsumerListener listener, ProcessingLog processing) {
         this.settings = settings;
-        this.listener = new ListenerCalls(listener);
+        this.listener = new ListenerCalls(listener, processing);
+        this.watch = new ConnectionWatch(settings.connection(), this.listener);
         ConsumerConfig c = settings.config();
         this.gate = new PauseGate(c.storeBackoff(), c.maxStoreBackoff(), c.clock(), this.listener);
     }
@@ -67,13 +75,34 @@ public final class OnceConsumer implements AutoCloseable {
         return new Builder(connection, queue, executor);
     }
 
-    /** Declares the configured topology and starts consuming on every channel. */
+    /**
+     * Checks the connection, the store and the work queue, declares the configured topology and starts consuming
+     * on every channel.
+     *
+     * @throws StartupException when the connection is closed or the work queue does not exist (the message says
+     *                          what to declare or set)
+     * @throws io.github.once.StoreMisconfiguredException when the store is not set up (the message names the fix)
+     * @throws io.github.once.StoreUnavailableException   when the store cannot be reached
+     */
     public synchronized OnceConsumer start() throws IOException {
         if (started) {
             throw new IllegalStateException("consumer on '" + settings.queue() + "' was already started");
         }
         started = true;
-        if (settings.config().topology().declaresAnything()) {
+        Connection connection = settings.connection();
+        if (!connection.isOpen()) {
+            throw new StartupException("The connection to RabbitMQ at " + RabbitConnections.describe(connection)
+                    + " is closed (" + connection.getCloseReason() + "): check that RabbitMQ runs there, and start"
+                    + " the consumer on an open connection", connection.getCloseReason());
+        }
+        if (settings.executor() instanceof Idempotency idempotency) {
+            idempotency.store().verify();
+        }
+        Topology topology = settings.config().topology();
+        if (!topology.declaresWorkQueue()) {
+            requireWorkQueue(connection); // before declaring retry and dead-letter queues for it
+        }
+        if (topology.declaresAnything()) {
             // Kept open while consuming: automatic recovery re-declares recorded queues on the channel that
             // declared them, so a durable queue deleted during an outage comes back.
             topologyChannel = settings.connection().createChannel();
@@ -98,7 +127,40 @@ public final class OnceConsumer implements AutoCloseable {
             threads.add(thread);
             thread.start();
         }
+        watch.install();
+        ConsumerConfig c = settings.config();
+        String store = describe(settings.executor() instanceof Idempotency i ? i.store() : settings.executor());
+        listener.processing(log -> log.started(settings.queue(), store,
+                c.namespaceOf() != null ? "<per message>" : c.namespace() != null ? c.namespace() : settings.queue(),
+                c.keyExtractor(), c.prefetch(), c.channels(), c.batchClaims()));
         return this;
+    }
+
+    /** Its own description, or its class's simple name when it has none of its own. */
+    private static String describe(Object part) {
+        String text = String.valueOf(part);
+        return text.startsWith(part.getClass().getName() + "@") ? part.getClass().getSimpleName() : text;
+    }
+
+    /** Declares the work queue passively on a channel of its own (a 404 closes the channel). */
+    private void requireWorkQueue(Connection connection) throws IOException {
+        Channel probe = connection.createChannel();
+        try {
+            probe.queueDeclarePassive(settings.queue());
+        } catch (IOException e) {
+            String broker = RabbitConnections.describe(connection);
+            String text = String.valueOf(e.getCause() != null ? e.getCause().getMessage() : e.getMessage());
+            if (text.contains("404") || text.contains("NOT_FOUND")) {
+                throw new StartupException("The work queue '" + settings.queue() + "' does not exist on RabbitMQ at "
+                        + broker + ": declare it before starting the consumer (with your other queues), or let"
+                        + " the consumer declare it with .topology(Topology.declareAll(QueueType.CLASSIC)) (or"
+                        + " QUORUM)", e);
+            }
+            throw new StartupException("The work queue '" + settings.queue() + "' cannot be checked on RabbitMQ at "
+                    + broker + " (" + text + "): check the user's permissions on it", e);
+        } finally {
+            closeQuietly(probe);
+        }
     }
 
     public String queue() {
@@ -110,9 +172,27 @@ public final class OnceConsumer implements AutoCloseable {
         return settings.config();
     }
 
-    /** Whether consumption is paused because the store (or the broker, for moves) was unreachable. */
+    /**
+     * Whether consumption is paused: the store (or the broker, for moves) was unreachable, or the connection to the
+     * broker is lost. {@link #state()} tells which.
+     */
     public boolean isPaused() {
-        return gate.isPaused();
+        ConsumerState state = state();
+        return state == ConsumerState.PAUSED || state == ConsumerState.DISCONNECTED;
+    }
+
+    /** What the consumer is doing now: running, paused for the store, or waiting for the broker connection. */
+    public ConsumerState state() {
+        if (closed) {
+            return ConsumerState.CLOSED;
+        }
+        if (!started) {
+            return ConsumerState.NOT_STARTED;
+        }
+        if (!settings.connection().isOpen()) {
+            return ConsumerState.DISCONNECTED;
+        }
+        return gate.isPaused() ? ConsumerState.PAUSED : ConsumerState.RUNNING;
     }
 
     /** Deliveries received and not yet acked, moved or given back. */
@@ -135,6 +215,7 @@ public final class OnceConsumer implements AutoCloseable {
             return;
         }
         closed = true;
+        watch.remove();
         workers.forEach(ConsumerWorker::stop);
         long deadline = System.nanoTime() + settings.config().shutdownTimeout().toNanos();
         for (int i = 0; i < threads.size(); i++) {
@@ -161,7 +242,7 @@ public final class OnceConsumer implements AutoCloseable {
             if (channel.isOpen()) {
                 channel.close();
             }
-        } catch (IOException | java.util.concurrent.TimeoutException | RuntimeException e) {
+        } catch (IOException | TimeoutException | RuntimeException e) {
             log.debug("Closing the topology channel failed", e);
         }
     }
@@ -173,6 +254,7 @@ public final class OnceConsumer implements AutoCloseable {
         private final IdempotentExecutor executor;
         private RequestHandler handler;
         private ConsumerListener listener = ConsumerListener.NONE;
+        private ProcessingLog processingLog;
 
         private Builder(Connection connection, String queue, IdempotentExecutor executor) {
             this.connection = Objects.requireNonNull(connection, "connection");
@@ -204,8 +286,23 @@ public final class OnceConsumer implements AutoCloseable {
             return this;
         }
 
+        /**
+         * Hears what the consumer does (meters, your own logs). A {@link ProcessingLog} passed here becomes the
+         * consumer's processing log, as with {@link #processingLog}.
+         */
         public Builder listener(ConsumerListener listener) {
             this.listener = Objects.requireNonNull(listener, "listener");
+            return this;
+        }
+
+        /**
+         * Where the consumer logs (its start, failed attempts, dead letters, pauses, the connection's loss and
+         * recovery, and each delivery at DEBUG). Default: {@code ProcessingLog.custom().queue(queue).build()}, on
+         * the logger {@value ProcessingLog#LOGGER}. Register the same instance as the executor's listener to add
+         * its outcome, token and store time to each line.
+         */
+        public Builder processingLog(ProcessingLog processingLog) {
+            this.processingLog = Objects.requireNonNull(processingLog, "processingLog");
             return this;
         }
 
@@ -230,7 +327,17 @@ public final class OnceConsumer implements AutoCloseable {
                 }
                 ns = d -> fixed;
             }
-            return new OnceConsumer(new ConsumerSettings(connection, queue, executor, handler, c, ns), listener);
+            ConsumerListener others = listener;
+            ProcessingLog processing = processingLog;
+            if (listener instanceof ProcessingLog given) {
+                others = ConsumerListener.NONE; // heard once, as the processing log
+                processing = processing == null ? given : processing;
+            }
+            if (processing == null) {
+                processing = ProcessingLog.custom().queue(queue).build();
+            }
+            return new OnceConsumer(new ConsumerSettings(connection, queue, executor, handler, c, ns), others,
+                    processing);
         }
     }
 }

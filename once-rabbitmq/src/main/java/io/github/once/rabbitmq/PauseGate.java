@@ -48,7 +48,7 @@ final class PauseGate {
             pause = backoff.current();
             until = now.plus(pause);
         }
-        log.warn("Pausing consumption for {}: {}", pause, cause.toString());
+        log.debug("Pausing consumption for {}: {}", pause, cause.toString()); // the processing log says it once
         listener.onPause(cause, pause);
     }
 
@@ -59,7 +59,7 @@ final class PauseGate {
             }
             paused = false;
         }
-        log.info("Resuming consumption: the store answers again");
+        log.debug("Resuming consumption: the store answers again"); // the processing log says it
         listener.onResume();
     }
 }

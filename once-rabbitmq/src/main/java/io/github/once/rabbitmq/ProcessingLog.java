@@ -6,7 +6,10 @@ import io.github.once.IdempotencyKey;
 import io.github.once.OnceListener;
 import io.github.once.Outcome;
 import io.github.once.StoreRejectedException;
+import io.github.once.StoreFullException;
+import io.github.once.StoreMisconfiguredException;
 import io.github.once.StoreOperation;
+import io.github.once.StoreUnavailableException;
 import io.github.once.spi.Lease;
 
 import java.nio.charset.StandardCharsets;
@@ -29,16 +32,20 @@ import org.slf4j.spi.LoggingEventBuilder;
 
 /**
  * One log line per settled delivery, with key-value pairs (SLF4J 2): namespace, key (or its digest), action,
- * outcome, attempt, fencing token, handler and store time, and for dead letters the reason and the cause. Also
- * one line when consumption pauses (with the cause), when it resumes, and when a lapsed lease is taken over.
+ * outcome, attempt, fencing token, handler and store time, for failed attempts the error, and for dead letters the
+ * reason, the detail and the cause. Also one line when a consumer starts, when consumption pauses (with the
+ * cause), when it resumes, when the broker connection is lost and recovered, and when a lapsed lease is taken over.
  *
- * <p>Register it as the executor's listener and as the consumer's listener (with {@code Listeners} of
- * once-micrometer when meters listen too): the consumer names the delivery and its action, the executor its
- * outcome, token and store time. The two are matched per consumer thread, where both are called.
+ * <p>Every {@link OnceConsumer} writes one: {@code ProcessingLog.custom().queue(queue).build()} unless given
+ * another with {@link OnceConsumer.Builder#processingLog(ProcessingLog)} (or passed as its listener). Register the
+ * same instance as the executor's listener to add the executor's outcome, token and store time to each line; the
+ * two are matched per consumer thread, where both are called.
  *
- * <p>By default processed, duplicate, busy and requeued deliveries log at DEBUG, failed attempts and abandoned
- * deliveries at INFO, dead letters and lost leases at WARN. Dead letters, lost leases, pauses and takeovers are
- * always logged, once each: they cannot be sampled or set below INFO.
+ * <p>By default processed, duplicate, busy and requeued deliveries log at DEBUG, abandoned deliveries at INFO,
+ * failed attempts, dead letters and lost leases at WARN. Dead letters, lost leases, pauses and takeovers are
+ * always logged: they cannot be sampled or set below INFO. Lines at INFO and above are rate-limited per kind
+ * ({@link Builder#rateLimit}): past the limit they are counted, and the next line of that kind says how many were
+ * left out ({@code suppressed}). A pause that lasts is recalled at most once per {@link Builder#pauseReminder}.
  */
 public final class ProcessingLog implements OnceListener, ConsumerListener {
 
@@ -54,8 +61,14 @@ public final class ProcessingLog implements OnceListener, ConsumerListener {
     private final Map<ConsumerAction, Level> levels;
     private final Map<ConsumerAction, Integer> sampling;
     private final Map<ConsumerAction, AtomicLong> seen = new EnumMap<>(ConsumerAction.class);
+    private final Map<ConsumerAction, LineRate> rates = new EnumMap<>(ConsumerAction.class);
+    private final LineRate connectionRate;
+    private final long reminderNanos;
     private boolean paused;
     private long pausedSince;
+    private long lastPauseLine;
+    private Class<?> pauseCause;
+    private Level pauseLevel;
 
     private ProcessingLog(Builder b) {
         this.log = b.logger != null ? b.logger : LoggerFactory.getLogger(LOGGER);
@@ -65,7 +78,10 @@ public final class ProcessingLog implements OnceListener, ConsumerListener {
         this.sampling = new EnumMap<>(b.sampling);
         for (ConsumerAction action : ConsumerAction.values()) {
             seen.put(action, new AtomicLong());
+            rates.put(action, new LineRate(b.rateLines, b.ratePer));
         }
+        this.connectionRate = new LineRate(b.rateLines, b.ratePer);
+        this.reminderNanos = b.pauseReminder.toNanos();
     }
 
     public static ProcessingLog defaults() {
@@ -116,10 +132,64 @@ public final class ProcessingLog implements OnceListener, ConsumerListener {
     }
 
     /** {@code delivery} is being dead-lettered for {@code reason}; {@code cause} is the last failure, or null. */
+    @Override
     public void onDeadLetter(Delivery delivery, IdempotencyKey key, DeadLetterReason reason, Throwable cause) {
+        onDeadLetter(delivery, key, reason, cause, null);
+    }
+
+    /** As the consumer reports it: with the detail of a missing or invalid key. */
+    void onDeadLetter(Delivery delivery, IdempotencyKey key, DeadLetterReason reason, Throwable cause,
+                      String detail) {
         Trail t = TRAILS.get();
-        t.deadLetters.put(delivery, new DeadLetter(reason, cause));
+        t.deadLetters.put(delivery, new DeadLetter(reason, cause, detail));
         t.bound(t.deadLetters);
+    }
+
+    /** As the consumer reports it: with the handler's failure behind a retry. */
+    void onRetry(Delivery delivery, IdempotencyKey key, ConsumerAction action, int nextAttempt, Duration delay,
+                 Throwable cause) {
+        Trail t = TRAILS.get();
+        t.retries.put(delivery, new Retried(nextAttempt, delay, cause));
+        t.bound(t.retries);
+    }
+
+    /** The consumer started: one INFO line with what it runs with. */
+    void started(String queue, Object store, String namespace, Object keys, int prefetch, int channels,
+                 boolean batchClaims) {
+        log.atInfo().setMessage("Consumer started")
+                .addKeyValue("queue", queue)
+                .addKeyValue("store", String.valueOf(store))
+                .addKeyValue("namespace", namespace)
+                .addKeyValue("key", String.valueOf(keys))
+                .addKeyValue("prefetch", prefetch)
+                .addKeyValue("channels", channels)
+                .addKeyValue("batchClaims", batchClaims)
+                .log();
+    }
+
+    /** The broker connection was lost; {@code recovering} is whether the client recovers it by itself. */
+    void connectionLost(String broker, Throwable cause, boolean recovering) {
+        long suppressed = connectionRate.admit(System.nanoTime());
+        if (suppressed < 0) {
+            return;
+        }
+        LoggingEventBuilder line = recovering
+                ? log.atInfo().setMessage("Connection to the broker lost; waiting for automatic recovery")
+                : log.atError().setMessage("Connection to the broker lost and automatic recovery is off: this"
+                        + " consumer takes no more deliveries; enable it with ConnectionFactory"
+                        + ".setAutomaticRecoveryEnabled(true)");
+        suppressed(queue(line).addKeyValue("broker", broker).addKeyValue("cause", String.valueOf(cause)),
+                suppressed).log();
+    }
+
+    /** The client recovered the connection (and re-registered the consumer's channels). */
+    void connectionRecovered(String broker, Duration lost) {
+        long suppressed = connectionRate.admit(System.nanoTime());
+        if (suppressed < 0) {
+            return;
+        }
+        suppressed(queue(log.atInfo().setMessage("Connection to the broker recovered"))
+                .addKeyValue("broker", broker).addKeyValue("lostMs", lost.toMillis()), suppressed).log();
     }
 
     @Override
@@ -129,6 +199,7 @@ public final class ProcessingLog implements OnceListener, ConsumerListener {
         Heard heard = key == null ? null : t.outcomes.remove(key);
         Duration handlerTime = key == null ? null : t.handlerTimes.remove(key);
         DeadLetter deadLetter = t.deadLetters.remove(delivery);
+        Retried retried = t.retries.remove(delivery);
         if (!due(action)) {
             return;
         }
@@ -136,8 +207,13 @@ public final class ProcessingLog implements OnceListener, ConsumerListener {
         if (!log.isEnabledForLevel(level)) {
             return;
         }
+        long suppressed = level.toInt() >= Level.INFO.toInt() ? rates.get(action).admit(System.nanoTime()) : 0;
+        if (suppressed < 0) {
+            return;
+        }
         Outcome<?> outcome = heard == null ? null : heard.outcome;
         Throwable cause = deadLetter != null && deadLetter.cause != null ? deadLetter.cause
+                : retried != null && retried.cause != null ? retried.cause
                 : outcome instanceof Outcome.Failed<?> failed ? failed.cause() : null;
         LoggingEventBuilder line = log.atLevel(level).setMessage("Delivery " + code(action));
         queue(line);
@@ -161,10 +237,16 @@ public final class ProcessingLog implements OnceListener, ConsumerListener {
         if (heard != null) {
             line.addKeyValue("storeMs", millis(heard.storeNanos));
         }
+        if (retried != null) {
+            line.addKeyValue("nextAttempt", retried.nextAttempt).addKeyValue("delayMs", retried.delay.toMillis());
+        }
         if (action == ConsumerAction.DEAD_LETTERED) {
             String reason = reason(deadLetter, key, outcome);
             if (reason != null) {
                 line.addKeyValue("reason", reason);
+            }
+            if (deadLetter != null && deadLetter.detail != null) {
+                line.addKeyValue("detail", deadLetter.detail);
             }
             if (cause != null) {
                 line.setCause(cause); // the last failure, with its stack trace, once
@@ -173,26 +255,59 @@ public final class ProcessingLog implements OnceListener, ConsumerListener {
         if (cause != null) {
             line.addKeyValue("cause", cause.toString());
         }
-        line.log();
+        suppressed(line, suppressed).log();
     }
 
+    /**
+     * The first pause of an outage at WARN, or at ERROR with the stack trace once when waiting will not heal it (a
+     * {@link StoreMisconfiguredException}, or any failure that is not
+     * {@link StoreUnavailableException}); the longer back-offs of the same outage at DEBUG, and
+     * at the first line's level at most once per pause reminder.
+     */
     @Override
     public void onPause(Throwable cause, Duration backoff) {
         boolean first;
+        boolean remind;
+        Level level;
+        long now = System.nanoTime();
+        Class<?> kind = cause == null ? null : cause.getClass();
         synchronized (this) {
-            first = !paused;
+            first = !paused || kind != pauseCause;
+            if (!paused) {
+                pausedSince = now;
+            }
             if (first) {
                 paused = true;
-                pausedSince = System.nanoTime();
+                pauseCause = kind;
+                pauseLevel = heals(cause) ? Level.WARN : Level.ERROR;
+                lastPauseLine = now;
             }
+            remind = !first && now - lastPauseLine >= reminderNanos;
+            if (remind) {
+                lastPauseLine = now;
+            }
+            level = first || remind ? pauseLevel : Level.DEBUG;
         }
-        // The first pause of an outage at WARN; the longer back-offs of the same outage at DEBUG.
-        LoggingEventBuilder line = first ? log.atWarn() : log.atDebug();
-        queue(line.setMessage(first ? "Consumption paused: the store or the broker cannot be reached"
-                        : "Consumption still paused"))
-                .addKeyValue("backoffMs", backoff.toMillis())
-                .addKeyValue("cause", String.valueOf(cause))
-                .log();
+        LoggingEventBuilder line = log.atLevel(level);
+        line.setMessage(first ? (cause instanceof StoreFullException
+                ? "Consumption paused: the store is full and refuses new records until it has room again"
+                : level == Level.ERROR
+                ? "Consumption paused: the store refuses the work, and waiting will not fix it"
+                : "Consumption paused: the store or the broker cannot be reached") : "Consumption still paused");
+        queue(line).addKeyValue("backoffMs", backoff.toMillis());
+        if (!first) {
+            line.addKeyValue("pausedMs", (now - pausedSince) / 1_000_000);
+        }
+        line.addKeyValue("cause", String.valueOf(cause));
+        if (first && level == Level.ERROR && cause != null) {
+            line.setCause(cause); // the stack trace once per outage
+        }
+        line.log();
+    }
+
+    private static boolean heals(Throwable cause) {
+        return cause instanceof StoreUnavailableException
+                && !(cause instanceof StoreMisconfiguredException);
     }
 
     @Override
@@ -203,6 +318,7 @@ public final class ProcessingLog implements OnceListener, ConsumerListener {
                 return;
             }
             paused = false;
+            pauseCause = null;
             since = pausedSince;
         }
         queue(log.atInfo().setMessage("Consumption resumed"))
@@ -215,6 +331,10 @@ public final class ProcessingLog implements OnceListener, ConsumerListener {
     private boolean due(ConsumerAction action) {
         int oneIn = sampling.getOrDefault(action, 1);
         return oneIn == 1 || seen.get(action).getAndIncrement() % oneIn == 0;
+    }
+
+    private static LoggingEventBuilder suppressed(LoggingEventBuilder line, long suppressed) {
+        return suppressed > 0 ? line.addKeyValue("suppressed", suppressed) : line;
     }
 
     private LoggingEventBuilder queue(LoggingEventBuilder line) {
@@ -295,7 +415,10 @@ public final class ProcessingLog implements OnceListener, ConsumerListener {
     private record Heard(Outcome<?> outcome, long storeNanos) {
     }
 
-    private record DeadLetter(DeadLetterReason reason, Throwable cause) {
+    private record DeadLetter(DeadLetterReason reason, Throwable cause, String detail) {
+    }
+
+    private record Retried(int nextAttempt, Duration delay, Throwable cause) {
     }
 
     /**
@@ -305,6 +428,7 @@ public final class ProcessingLog implements OnceListener, ConsumerListener {
     private static final class Trail {
         final Map<Delivery, Integer> attempts = new IdentityHashMap<>();
         final Map<Delivery, DeadLetter> deadLetters = new IdentityHashMap<>();
+        final Map<Delivery, Retried> retries = new IdentityHashMap<>();
         final Map<IdempotencyKey, Heard> outcomes = new HashMap<>();
         final Map<IdempotencyKey, Duration> handlerTimes = new HashMap<>();
         long storeNanos;
@@ -338,13 +462,16 @@ public final class ProcessingLog implements OnceListener, ConsumerListener {
         private boolean digestKeys;
         private final Map<ConsumerAction, Level> levels = new EnumMap<>(ConsumerAction.class);
         private final Map<ConsumerAction, Integer> sampling = new EnumMap<>(ConsumerAction.class);
+        private int rateLines = 20;
+        private Duration ratePer = Duration.ofSeconds(10);
+        private Duration pauseReminder = Duration.ofMinutes(1);
 
         private Builder() {
             levels.put(ConsumerAction.PROCESSED, Level.DEBUG);
             levels.put(ConsumerAction.DUPLICATE, Level.DEBUG);
             levels.put(ConsumerAction.RETRIED_BUSY, Level.DEBUG);
             levels.put(ConsumerAction.REQUEUED, Level.DEBUG);
-            levels.put(ConsumerAction.RETRIED_FAILED, Level.INFO);
+            levels.put(ConsumerAction.RETRIED_FAILED, Level.WARN);
             levels.put(ConsumerAction.ABANDONED, Level.INFO);
             levels.put(ConsumerAction.RETRIED_LEASE_LOST, Level.WARN);
             levels.put(ConsumerAction.DEAD_LETTERED, Level.WARN);
@@ -390,6 +517,26 @@ public final class ProcessingLog implements OnceListener, ConsumerListener {
                 throw new IllegalArgumentException(code(action) + " is always logged; it cannot be sampled");
             }
             sampling.put(action, n);
+            return this;
+        }
+
+        /**
+         * At most {@code lines} lines of one kind (a delivery action, or the connection's lines) at INFO and above
+         * per {@code per}; the next line after the limit carries {@code suppressed}, the number left out. Default
+         * 20 per 10 s.
+         */
+        public Builder rateLimit(int lines, Duration per) {
+            if (lines < 1) {
+                throw new IllegalArgumentException("lines must be at least 1, but was " + lines);
+            }
+            this.ratePer = Durations.requirePositive(per, "per");
+            this.rateLines = lines;
+            return this;
+        }
+
+        /** How often a pause that lasts is logged again at its first line's level. Default 1 minute. */
+        public Builder pauseReminder(Duration every) {
+            this.pauseReminder = Durations.requirePositive(every, "pauseReminder");
             return this;
         }
 

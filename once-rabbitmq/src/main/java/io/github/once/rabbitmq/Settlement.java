@@ -94,8 +94,18 @@ final class Settlement implements AutoCloseable {
         } else {
             Disposition.Move move = (Disposition.Move) action;
             pending = sender.send("", move.queue(), true, move.properties(), in.delivery().getBody());
+            sent(in, v.key(), move);
         }
         confirms.hold(v, pending);
+    }
+
+    /** Tells the listener a copy was sent: a retry, or a dead letter with its reason. */
+    private void sent(Inbound in, IdempotencyKey key, Disposition.Move move) {
+        if (move instanceof Disposition.Retry retry) {
+            listener.onRetry(in.delivery(), key, retry.action(), retry.nextAttempt(), retry.delay(), retry.error());
+        } else if (move instanceof Disposition.DeadLetter dead) {
+            listener.onDeadLetter(in.delivery(), key, dead.reason(), dead.error(), dead.detail());
+        }
     }
 
     /** Acks a run of deliveries of one channel incarnation, in tag order, with one frame; then empties it. */

@@ -53,6 +53,11 @@ public final class Topology {
         return queue + ".once.dlq";
     }
 
+    /** Whether this topology declares the work queue itself (else it must exist before the consumer starts). */
+    public boolean declaresWorkQueue() {
+        return workQueue;
+    }
+
     /** Whether this topology declares any queue at all. */
     public boolean declaresAnything() {
         return workQueue || retryQueues;

@@ -283,6 +283,8 @@ abstract class ConsumerScenariosContract {
         assertThat(attempts).containsExactly(1, 2, 3);
         assertThat(listener.count(ConsumerAction.RETRIED_FAILED)).isEqualTo(2);
         assertThat(listener.count(ConsumerAction.DEAD_LETTERED)).isEqualTo(1);
+        assertThat(listener.retriesNextAttempt).containsExactly(2, 3);
+        assertThat(listener.deadLetters).containsExactly(DeadLetterReason.MAX_ATTEMPTS);
         assertThat(variant.effects("poison-1")).isZero();
     }
 
@@ -299,11 +301,15 @@ abstract class ConsumerScenariosContract {
         await().atMost(Duration.ofSeconds(10)).until(() -> rabbit.messageCount(dlq) == 1);
         GetResponse r = rabbit.drain(dlq).get(0);
         assertThat(header(r, OnceHeaders.REASON)).isEqualTo("missing-key");
+        assertThat(header(r, OnceHeaders.DETAIL)).isEqualTo("message_id property is absent");
         assertThat(header(r, OnceHeaders.ATTEMPTS)).isEqualTo("1");
         assertThat(new String(r.getBody(), StandardCharsets.UTF_8)).isEqualTo("{\"sku\":\"A\"}");
         awaitQuiet(consumer);
         assertThat(calls.get()).isZero();
         assertThat(listener.count(ConsumerAction.DEAD_LETTERED)).isEqualTo(1);
+        assertThat(listener.deadLetters).as("the listener hears the reason").containsExactly(
+                DeadLetterReason.MISSING_KEY);
+        assertThat(listener.batched.get()).as("taken in hand once").isEqualTo(1);
     }
 
     @Test

@@ -20,9 +20,18 @@ class DeliveryKeysTest {
     private final AtomicInteger extractions = new AtomicInteger();
 
     private KeyExtractor counted(KeyExtractor extractor) {
-        return d -> {
-            extractions.incrementAndGet();
-            return extractor.extract(d);
+        return new KeyExtractor() {
+            @Override
+            public Optional<String> extract(Delivery d) {
+                extractions.incrementAndGet();
+                return extractor.extract(d);
+            }
+
+            @Override
+            public KeyLookup lookup(Delivery d) {
+                extractions.incrementAndGet();
+                return extractor.lookup(d);
+            }
         };
     }
 
@@ -43,7 +52,8 @@ class DeliveryKeysTest {
     @Test
     void noIdIsAMissingKeyFoundWithOneExtraction() {
         DeliveryKeys keys = new DeliveryKeys(counted(KeyExtractor.messageId()), d -> "orders");
-        assertThat(keys.resolve(delivery(null, "{}"))).isEqualTo(new DeliveryKey.Keyless(DeadLetterReason.MISSING_KEY));
+        assertThat(keys.resolve(delivery(null, "{}")))
+                .isEqualTo(new DeliveryKey.Keyless(DeadLetterReason.MISSING_KEY, "message_id property is absent"));
         assertThat(extractions.get()).isEqualTo(1);
     }
 
@@ -52,26 +62,36 @@ class DeliveryKeysTest {
         DeliveryKeys keys = new DeliveryKeys(counted(d -> {
             throw new IllegalStateException("broken extractor");
         }), d -> "orders");
-        assertThat(keys.resolve(delivery("m-1", ""))).isEqualTo(new DeliveryKey.Keyless(DeadLetterReason.MISSING_KEY));
+        assertThat(keys.resolve(delivery("m-1", ""))).isEqualTo(new DeliveryKey.Keyless(DeadLetterReason.MISSING_KEY,
+                "key extractor failed: java.lang.IllegalStateException: broken extractor"));
         assertThat(extractions.get()).isEqualTo(1);
     }
 
     @Test
     void anIdInANamespaceThatBreaksTheKeyRulesIsAnInvalidKey() {
         DeliveryKeys badNamespace = new DeliveryKeys(counted(KeyExtractor.messageId()), d -> "bad namespace");
-        assertThat(badNamespace.resolve(delivery("m-1", "")))
-                .isEqualTo(new DeliveryKey.Keyless(DeadLetterReason.INVALID_KEY));
+        assertThat(badNamespace.resolve(delivery("m-1", ""))).isInstanceOfSatisfying(DeliveryKey.Keyless.class, k -> {
+            assertThat(k.reason()).isEqualTo(DeadLetterReason.INVALID_KEY);
+            assertThat(k.detail()).contains("bad namespace");
+        });
         DeliveryKeys throwingNamespace = new DeliveryKeys(counted(d -> Optional.of("m-1")), d -> {
             throw new IllegalStateException("no type property");
         });
         assertThat(throwingNamespace.resolve(delivery("m-1", "")))
-                .isEqualTo(new DeliveryKey.Keyless(DeadLetterReason.INVALID_KEY));
+                .isEqualTo(new DeliveryKey.Keyless(DeadLetterReason.INVALID_KEY, "no type property"));
         assertThat(extractions.get()).isEqualTo(2);
     }
 
     @Test
     void keyOrNull() {
         assertThat(new DeliveryKey.Keyed(IdempotencyKey.of("q", "a")).keyOrNull()).isEqualTo(IdempotencyKey.of("q", "a"));
-        assertThat(new DeliveryKey.Keyless(DeadLetterReason.MISSING_KEY).keyOrNull()).isNull();
+        assertThat(new DeliveryKey.Keyless(DeadLetterReason.MISSING_KEY, "why").keyOrNull()).isNull();
+    }
+
+    @Test
+    void aMissingJsonFieldSaysWhichAndHow() {
+        DeliveryKeys keys = new DeliveryKeys(KeyExtractor.jsonBody("order_id"), d -> "orders");
+        assertThat(keys.resolve(delivery(null, "{\"order_id\":null}")))
+                .isEqualTo(new DeliveryKey.Keyless(DeadLetterReason.MISSING_KEY, "body field order_id is null"));
     }
 }

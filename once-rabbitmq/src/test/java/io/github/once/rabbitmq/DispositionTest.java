@@ -235,15 +235,21 @@ class DispositionTest {
     @Test
     void missingOrInvalidKeyIsDeadLetteredWithTheReason() {
         Disposition.DeadLetter missing = (Disposition.DeadLetter) disposition.keyless(plain(), 1,
-                new DeliveryKey.Keyless(DeadLetterReason.MISSING_KEY));
+                new DeliveryKey.Keyless(DeadLetterReason.MISSING_KEY, "body field order_id is absent"));
         assertThat(missing.action()).isEqualTo(ConsumerAction.DEAD_LETTERED);
         assertThat(missing.queue()).isEqualTo("orders.once.dlq");
+        assertThat(missing.detail()).isEqualTo("body field order_id is absent");
         assertThat(header(missing, OnceHeaders.REASON)).isEqualTo("missing-key");
+        assertThat(header(missing, OnceHeaders.DETAIL)).isEqualTo("body field order_id is absent");
         assertThat(header(missing, OnceHeaders.ATTEMPTS)).isEqualTo(1);
         Disposition.DeadLetter invalid = (Disposition.DeadLetter) disposition.keyless(plain(), 2,
-                new DeliveryKey.Keyless(DeadLetterReason.INVALID_KEY));
+                new DeliveryKey.Keyless(DeadLetterReason.INVALID_KEY, "namespace too long"));
         assertThat(header(invalid, OnceHeaders.REASON)).isEqualTo("invalid-key");
+        assertThat(header(invalid, OnceHeaders.DETAIL)).isEqualTo("namespace too long");
         assertThat(invalid.attempts()).isEqualTo(2);
+        Disposition.DeadLetter conflict = (Disposition.DeadLetter) disposition.decide(plain(), 1,
+                new Outcome.Conflict<>(KEY, completed(null)));
+        assertThat(header(conflict, OnceHeaders.DETAIL)).as("only a keyless dead letter has a detail").isNull();
     }
 
     @Test
@@ -294,7 +300,7 @@ class DispositionTest {
         // The copies get new header maps; the delivery's own stays as it came.
         Delivery d = plain();
         disposition.decide(d, 1, new Outcome.Failed<>(KEY, new IllegalStateException("x")));
-        disposition.keyless(d, 1, new DeliveryKey.Keyless(DeadLetterReason.MISSING_KEY));
+        disposition.keyless(d, 1, new DeliveryKey.Keyless(DeadLetterReason.MISSING_KEY, "why"));
         assertThat(d.getProperties().getHeaders()).containsOnlyKeys("h");
     }
 }

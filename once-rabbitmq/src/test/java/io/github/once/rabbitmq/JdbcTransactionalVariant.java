@@ -39,7 +39,8 @@ final class JdbcTransactionalVariant implements StoreVariant {
     /** @param url where the executors connect (perhaps through a fault proxy) */
     JdbcTransactionalVariant(String url) throws SQLException {
         this.url = url;
-        this.direct = pool(DIRECT_URL, "once-rmq-direct");
+        // Set-up and checks only: a loaded machine may take more than a second to connect.
+        this.direct = pool(DIRECT_URL, "once-rmq-direct", 10_000);
         try (Connection c = direct.getConnection(); Statement st = c.createStatement()) {
             st.execute("CREATE TABLE " + effects + " (message_id VARCHAR(200) NOT NULL, token BIGINT NOT NULL)");
         }
@@ -48,13 +49,17 @@ final class JdbcTransactionalVariant implements StoreVariant {
     }
 
     static HikariDataSource pool(String url, String name) {
+        return pool(url, name, 1000);
+    }
+
+    static HikariDataSource pool(String url, String name, long connectionTimeoutMillis) {
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl(url);
         config.setUsername("postgres");
         config.setPassword("");
         config.setMaximumPoolSize(6);
         config.setMinimumIdle(0);
-        config.setConnectionTimeout(1000);
+        config.setConnectionTimeout(connectionTimeoutMillis);
         config.setValidationTimeout(500);
         config.setInitializationFailTimeout(-1);
         config.setPoolName(name);

@@ -90,7 +90,7 @@ class ProcessingLogTest {
                 ConsumerAction.RETRIED_FAILED);
 
         assertThat(captured.lines()).singleElement().satisfies(line -> {
-            assertThat(line.level()).isEqualTo(Level.INFO);
+            assertThat(line.level()).isEqualTo(Level.WARN);
             assertThat(line.pairs()).containsEntry("action", "retried-failed").containsEntry("outcome", "failed")
                     .containsEntry("cause", "java.lang.IllegalStateException: card declined");
             assertThat(line.cause()).isNull(); // a retried failure carries no stack trace; the dead letter does
@@ -190,6 +190,33 @@ class ProcessingLogTest {
     }
 
     @Test
+    void aStoreErrorThatWaitingWillNotHealIsOneErrorThenARemindEveryPauseReminder() {
+        CapturedLog captured = new CapturedLog(Level.INFO);
+        ProcessingLog log = ProcessingLog.custom().logger(captured).pauseReminder(Duration.ofMillis(200)).build();
+        io.github.once.StoreMisconfiguredException dropped = new io.github.once.StoreMisconfiguredException(
+                "relation \"once_record\" does not exist. Fix: run db/once/postgresql/V1__once_record.sql");
+
+        for (int i = 0; i < 20; i++) {
+            log.onPause(dropped, Duration.ofMillis(10)); // probes of one outage, faster than the reminder
+        }
+        assertThat(captured.lines()).singleElement().satisfies(line -> {
+            assertThat(line.level()).isEqualTo(Level.ERROR);
+            assertThat(line.message()).contains("waiting will not fix it");
+            assertThat(line.cause()).isSameAs(dropped); // the stack trace, once
+        });
+        await().atMost(Duration.ofSeconds(5)).until(() -> {
+            log.onPause(dropped, Duration.ofMillis(10));
+            return captured.lines().size() == 2;
+        });
+        assertThat(captured.lines().get(1)).satisfies(line -> {
+            assertThat(line.level()).isEqualTo(Level.ERROR);
+            assertThat(line.message()).isEqualTo("Consumption still paused");
+            assertThat(line.pairs()).containsKey("pausedMs");
+            assertThat(line.cause()).isNull();
+        });
+    }
+
+    @Test
     void digestedKeysNeverShowTheKey() {
         CapturedLog captured = new CapturedLog(Level.DEBUG);
         ProcessingLog log = ProcessingLog.custom().logger(captured).digestKeys(true).build();
@@ -198,6 +225,10 @@ class ProcessingLogTest {
         CapturedLog.Line line = captured.lines().get(0);
         assertThat(line.get("key")).asString().startsWith("sha256:").hasSize("sha256:".length() + 32);
         assertThat(line.pairs().values()).noneMatch(v -> String.valueOf(v).contains("order-42"));
+    }
+
+    private static List<CapturedLog.Line> deliveries(CapturedLog captured) {
+        return captured.lines().stream().filter(l -> l.message().startsWith("Delivery ")).toList();
     }
 
     @Test
@@ -224,8 +255,9 @@ class ProcessingLogTest {
             publish(ch, rabbit.queue, null, "a");
             publish(ch, rabbit.queue, "m-2", "boom");
 
-            await().atMost(Duration.ofSeconds(10)).until(() -> captured.lines().size() >= 5);
-            List<CapturedLog.Line> lines = captured.lines();
+            await().atMost(Duration.ofSeconds(10)).until(() -> deliveries(captured).size() >= 5);
+            assertThat(captured.lines().get(0).message()).isEqualTo("Consumer started");
+            List<CapturedLog.Line> lines = deliveries(captured);
             assertThat(lines).extracting(l -> l.get("action"))
                     .containsExactly("processed", "duplicate", "dead-lettered", "dead-lettered", "dead-lettered");
             assertThat(lines).extracting(l -> l.get("reason"))

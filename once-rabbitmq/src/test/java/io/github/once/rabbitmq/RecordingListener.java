@@ -5,7 +5,9 @@ import com.rabbitmq.client.Delivery;
 import io.github.once.IdempotencyKey;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -15,6 +17,25 @@ class RecordingListener implements ConsumerListener {
     final Map<String, AtomicInteger> deliveries = new ConcurrentHashMap<>();
     final AtomicInteger pauses = new AtomicInteger();
     final AtomicInteger resumes = new AtomicInteger();
+    final List<DeadLetterReason> deadLetters = new CopyOnWriteArrayList<>();
+    final List<Integer> retriesNextAttempt = new CopyOnWriteArrayList<>();
+    final AtomicInteger batched = new AtomicInteger();
+
+    @Override
+    public void onDeadLetter(Delivery delivery, IdempotencyKey key, DeadLetterReason reason, Throwable cause) {
+        deadLetters.add(reason);
+    }
+
+    @Override
+    public void onRetry(Delivery delivery, IdempotencyKey key, ConsumerAction action, int nextAttempt,
+                        Duration delay) {
+        retriesNextAttempt.add(nextAttempt);
+    }
+
+    @Override
+    public void onBatch(int size) {
+        batched.addAndGet(size);
+    }
 
     @Override
     public void onDelivery(Delivery delivery, int attempt) {

@@ -2,11 +2,14 @@ package io.github.once.redis;
 
 import io.github.once.IdempotencyKey;
 import io.github.once.IdempotencyRecord;
+import io.github.once.StoreMisconfiguredException;
+import io.github.once.StoreUnavailableException;
 import io.github.once.spi.ClaimRequest;
 import io.github.once.spi.ClaimResult;
 import io.github.once.spi.Completion;
 import io.github.once.spi.IdempotencyStore;
 import io.github.once.spi.Lease;
+import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
@@ -23,7 +26,9 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -280,6 +285,47 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
     private static byte[] ascii(long value) {
         return Long.toString(value).getBytes(StandardCharsets.US_ASCII);
+    }
+
+    /**
+     * Checks that Redis answers and that every script of this store loads ({@code SCRIPT LOAD}).
+     *
+     * @throws io.github.once.StoreUnavailableException   when Redis does not answer within the timeout (the message
+     *                                                    names where it was sought)
+     * @throws io.github.once.StoreMisconfiguredException when Redis refuses (credentials, ACL permissions, scripting
+     *                                                    disabled), naming what to change
+     */
+    @Override
+    public void verify() {
+        for (LuaScript script : LuaScript.ALL) {
+            try {
+                connections.commands().scriptLoad(script.body()).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new StoreUnavailableException("interrupted while checking " + connections, e);
+            } catch (ExecutionException e) {
+                throw refused(script, e.getCause() == null ? e : e.getCause());
+            } catch (TimeoutException e) {
+                throw new StoreUnavailableException(connections + " did not answer within " + timeout
+                        + ": check that Redis runs there and that uri(...) names it", e);
+            } catch (RuntimeException e) {
+                throw refused(script, e);
+            }
+        }
+    }
+
+    private RuntimeException refused(LuaScript script, Throwable cause) {
+        String text = String.valueOf(cause.getMessage());
+        if (cause instanceof RedisCommandExecutionException) {
+            String fix = text.startsWith("NOPERM") ? "grant the Redis user +script|load, +evalsha and +eval on the"
+                    + " key prefix '" + keys.prefix() + "' (ACL SETUSER)"
+                    : text.startsWith("NOAUTH") || text.startsWith("WRONGPASS") ? "check the credentials in uri(...)"
+                    + " or credentials(...)" : "check that this Redis allows Lua scripts";
+            return new StoreMisconfiguredException(connections + " refused to load the " + script + " (" + text
+                    + "): " + fix, cause);
+        }
+        return new StoreUnavailableException(connections + " cannot be reached (" + cause
+                + "): check that Redis runs there and that uri(...) names it", cause);
     }
 
     /** Loads the scripts ahead of the first call, so the first calls need no NOSCRIPT retry. Best effort. */

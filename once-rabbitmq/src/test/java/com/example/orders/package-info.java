@@ -1,0 +1,2 @@
+/** The README's example consumer, compiled and run by {@code ReadmeExampleTest}. */
+package com.example.orders;
