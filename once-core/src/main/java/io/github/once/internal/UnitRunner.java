@@ -228,7 +228,8 @@ public final class UnitRunner {
             Held<T> mine = new Held<>(index, task, keeper);
             held.add(mine); // from here on, anything escaping gives this lease back too
             try {
-                mine.result = task.handler().handle(new HandlerContext(lease, keeper::held, unit::resource));
+                mine.result = task.handler().handle(new HandlerContext(lease, keeper::held, unit::resource,
+                        new StepRunner(unit, config, store, calls, renewals)));
                 mine.encoded = task.codec().encode(mine.result);
             } catch (Exception e) {
                 held.remove(held.size() - 1);
