@@ -50,20 +50,29 @@ public final class StepRunner {
         IdempotencyKey key = message.forStep(name);
         // No fingerprint: a step's input is whatever the handler computed, and its name already says what it is.
         ClaimRequest request = new ClaimRequest(key, null, config.leaseDuration(), config.retention());
-        ClaimResult claim = calls.timed(StoreOperation.CLAIM, 1, () -> unit.claim(request));
+        // The mark comes before the claim, so that undoing a failed step in a transaction removes its claim too.
+        ExecutionScope.Mark mark = unit.mark();
+        ClaimResult claim;
+        try {
+            claim = calls.timed(StoreOperation.CLAIM, 1, () -> unit.claim(request));
+        } catch (RuntimeException e) {
+            mark.undo();
+            throw e;
+        }
+        if (claim instanceof ClaimResult.Acquired acquired) {
+            return runAcquired(mark, acquired.lease(), codec, step);
+        }
+        mark.keep();
         if (claim instanceof ClaimResult.Duplicate duplicate) {
             return codec.decode(duplicate.record().result());
         } else if (claim instanceof ClaimResult.Busy busy) {
             throw new StepBusyException(key, busy.leaseUntil());
-        } else if (!(claim instanceof ClaimResult.Acquired acquired)) {
-            throw new OnceException("unexpected claim result for step " + key + ": " + claim);
-        } else {
-            return runAcquired(acquired.lease(), codec, step);
         }
+        throw new OnceException("unexpected claim result for step " + key + ": " + claim);
     }
 
-    private <T> T runAcquired(Lease lease, ResultCodec<T> codec, Step<T> step) throws Exception {
-        ExecutionScope.Mark mark = unit.mark();
+    private <T> T runAcquired(ExecutionScope.Mark mark, Lease lease, ResultCodec<T> codec, Step<T> step)
+            throws Exception {
         LeaseKeeper keeper = new LeaseKeeper(lease, config.leaseDuration(),
                 l -> calls.timed(StoreOperation.RENEW, 1, () -> store.renew(l, config.leaseDuration())));
         if (unit.renewsLeases()) {
@@ -89,6 +98,7 @@ public final class StepRunner {
             throw e;
         }
         if (!recorded) {
+            mark.keep();
             throw new OnceException("the lease on step " + lease.key() + " was taken over while the step ran;"
                     + " its completion was refused");
         }
