@@ -19,6 +19,7 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -142,34 +143,16 @@ public final class TieredIdempotencyStore implements IdempotencyStore {
 
     @Override
     public ClaimResult claim(ClaimRequest request) {
-        ClaimResult answer = frontAnswer(request);
-        if (answer != null) {
-            return answer;
-        }
-        ClaimResult claim = records.claim(request);
         List<IdempotencyRecord> copies = new ArrayList<>(1);
-        noteClaim(request, claim, copies);
+        ClaimResult claim = claim(request, records::claim, copies);
         copyToFront(copies);
         return claim;
     }
 
     @Override
     public List<ClaimResult> claimAll(List<ClaimRequest> requests) {
-        List<ClaimResult> results = new ArrayList<>(requests.size());
-        List<ClaimRequest> missed = new ArrayList<>(requests.size());
-        for (ClaimRequest request : requests) {
-            ClaimResult answer = frontAnswer(request);
-            results.add(answer);
-            if (answer == null) {
-                missed.add(request);
-            }
-        }
-        if (missed.isEmpty()) {
-            return results;
-        }
-        List<ClaimResult> claims = records.claimAll(missed);
         List<IdempotencyRecord> copies = new ArrayList<>();
-        fill(results, missed, claims, copies);
+        List<ClaimResult> results = claimAll(requests, records::claimAll, copies);
         copyToFront(copies);
         return results;
     }
@@ -312,9 +295,35 @@ public final class TieredIdempotencyStore implements IdempotencyStore {
         }
     }
 
-    /** Puts the store of record's answers to the missed requests into the nulls of {@code results}. */
-    private void fill(List<ClaimResult> results, List<ClaimRequest> missed, List<ClaimResult> claims,
-                      List<IdempotencyRecord> copies) {
+    /** The front's answer, else the store of record's; a duplicate's record is collected into {@code copies}. */
+    private ClaimResult claim(ClaimRequest request, Function<ClaimRequest, ClaimResult> recordClaim,
+                              List<IdempotencyRecord> copies) {
+        ClaimResult answer = frontAnswer(request);
+        if (answer != null) {
+            return answer;
+        }
+        ClaimResult claim = recordClaim.apply(request);
+        noteClaim(request, claim, copies);
+        return claim;
+    }
+
+    /** As single claims in order: the front answers what it can, the store of record the rest, in one call. */
+    private List<ClaimResult> claimAll(List<ClaimRequest> requests,
+                                       Function<List<ClaimRequest>, List<ClaimResult>> recordClaims,
+                                       List<IdempotencyRecord> copies) {
+        List<ClaimResult> results = new ArrayList<>(requests.size());
+        List<ClaimRequest> missed = new ArrayList<>(requests.size());
+        for (ClaimRequest request : requests) {
+            ClaimResult answer = frontAnswer(request);
+            results.add(answer);
+            if (answer == null) {
+                missed.add(request);
+            }
+        }
+        if (missed.isEmpty()) {
+            return results;
+        }
+        List<ClaimResult> claims = recordClaims.apply(missed);
         if (claims.size() != missed.size()) {
             throw new OnceException("store answered " + claims.size() + " claims for " + missed.size() + " requests");
         }
@@ -327,6 +336,7 @@ public final class TieredIdempotencyStore implements IdempotencyStore {
                 next++;
             }
         }
+        return results;
     }
 
     private String forget(Lease lease) {
@@ -402,30 +412,12 @@ public final class TieredIdempotencyStore implements IdempotencyStore {
 
         @Override
         public ClaimResult claim(ClaimRequest request) {
-            ClaimResult answer = frontAnswer(request);
-            if (answer != null) {
-                return answer;
-            }
-            ClaimResult claim = inner.claim(request);
-            noteClaim(request, claim, afterCommit);
-            return claim;
+            return TieredIdempotencyStore.this.claim(request, inner::claim, afterCommit);
         }
 
         @Override
         public List<ClaimResult> claimAll(List<ClaimRequest> requests) {
-            List<ClaimResult> results = new ArrayList<>(requests.size());
-            List<ClaimRequest> missed = new ArrayList<>(requests.size());
-            for (ClaimRequest request : requests) {
-                ClaimResult answer = frontAnswer(request);
-                results.add(answer);
-                if (answer == null) {
-                    missed.add(request);
-                }
-            }
-            if (!missed.isEmpty()) {
-                fill(results, missed, inner.claimAll(missed), afterCommit);
-            }
-            return results;
+            return TieredIdempotencyStore.this.claimAll(requests, inner::claimAll, afterCommit);
         }
 
         @Override
