@@ -15,8 +15,13 @@ import java.util.regex.Pattern;
  *
  * <p>Any non-empty id is accepted. Ids that could break a store's key format or column width are stored as a
  * digest: see {@link #storageId()}.
+ *
+ * <p>A key may also name one step of a message's work ({@link #forStep(String)}): the same namespace and id,
+ * plus the step's name. A step's key never equals, and is never stored as, a message's key.
+ *
+ * @param step the step's name for a step's key, {@code null} for a message's key
  */
-public record IdempotencyKey(String namespace, String id) {
+public record IdempotencyKey(String namespace, String id, String step) {
 
     /** Longest id, in UTF-8 bytes, that is stored as it is. */
     public static final int MAX_RAW_ID_BYTES = 200;
@@ -24,6 +29,13 @@ public record IdempotencyKey(String namespace, String id) {
     public static final int MAX_NAMESPACE_LENGTH = 64;
     /** Prefix of a stored id that is a digest. Raw ids that start with it are digested too, so none can pose as one. */
     public static final String DIGEST_PREFIX = "sha256:";
+    /**
+     * What separates a message's stored id from a step's name in a step's stored id. Raw ids that contain it are
+     * digested, so no message's stored id can contain it.
+     */
+    public static final String STEP_MARKER = "#step:";
+    /** Longest step name, in UTF-8 bytes, that is stored as it is. */
+    public static final int MAX_RAW_STEP_BYTES = 64;
 
     private static final Pattern NAMESPACE = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]*");
 
@@ -37,6 +49,14 @@ public record IdempotencyKey(String namespace, String id) {
         if (id.isEmpty()) {
             throw new IllegalArgumentException("id must not be empty (namespace '" + namespace + "')");
         }
+        if (step != null && step.isEmpty()) {
+            throw new IllegalArgumentException("a step's name must not be empty (key " + namespace + "/" + id + ")");
+        }
+    }
+
+    /** A message's key. */
+    public IdempotencyKey(String namespace, String id) {
+        this(namespace, id, null);
     }
 
     public static IdempotencyKey of(String namespace, String id) {
@@ -44,13 +64,64 @@ public record IdempotencyKey(String namespace, String id) {
     }
 
     /**
+     * The key of one step of this message's work: the same namespace and id, plus {@code name}. It is stored as
+     * {@code <this key's stored id>#step:<name>} (see {@link #storageId()}).
+     *
+     * @throws IllegalStateException when this is already a step's key (steps do not nest)
+     */
+    public IdempotencyKey forStep(String name) {
+        if (step != null) {
+            throw new IllegalStateException("steps do not nest: " + this + " is already a step's key");
+        }
+        return new IdempotencyKey(namespace, id, Objects.requireNonNull(name, "name"));
+    }
+
+    /** Whether this is a step's key ({@link #forStep(String)}). */
+    public boolean isStep() {
+        return step != null;
+    }
+
+    /** The message's key: this key without its step. */
+    public IdempotencyKey message() {
+        return step == null ? this : new IdempotencyKey(namespace, id);
+    }
+
+    /**
      * The id as a store keeps it: the id itself when it is well-formed text of at most {@value #MAX_RAW_ID_BYTES}
      * UTF-8 bytes with no control characters; otherwise {@code sha256:} and the hex digest of its UTF-16 code
      * units (so lone surrogates stay distinct). Two different ids never map to the same stored id: a raw id
-     * cannot start with the digest prefix, and distinct digests would need a SHA-256 collision.
+     * cannot start with the digest prefix, and distinct digests would need a SHA-256 collision. An id that
+     * contains {@value #STEP_MARKER} is digested too.
+     *
+     * <p>A step's key is stored as {@code <message part>#step:<name part>}: the message part is the message's
+     * stored id (or, where the whole would pass {@value #MAX_RAW_ID_BYTES} bytes, the digest of its id), the
+     * name part the name itself when it is well-formed text of at most {@value #MAX_RAW_STEP_BYTES} bytes that
+     * does not start with the digest prefix, else its digest. So a step's stored id always contains the marker
+     * and a message's never does: the two cannot collide, by construction. The first marker splits a step's
+     * stored id into its two parts, each of which maps back to one id and one name.
      */
     public String storageId() {
-        return storedRaw(id) ? id : DIGEST_PREFIX + Digests.sha256Hex(codeUnits(id));
+        if (step != null) {
+            return stepStorageId();
+        }
+        return storedRaw(id) ? id : digest(id);
+    }
+
+    private String stepStorageId() {
+        String name = storedRaw(step, MAX_RAW_STEP_BYTES) ? step : digest(step);
+        String message = storedRaw(id) ? id : digest(id);
+        if (utf8Length(message) + STEP_MARKER.length() + utf8Length(name) > MAX_RAW_ID_BYTES) {
+            message = digest(id);
+        }
+        return message + STEP_MARKER + name;
+    }
+
+    private static String digest(String text) {
+        return DIGEST_PREFIX + Digests.sha256Hex(codeUnits(text));
+    }
+
+    private static int utf8Length(String wellFormed) {
+        return wellFormed.getBytes(StandardCharsets.UTF_8).length;
     }
 
     /** The UTF-16 code units as bytes, by hand: a charset encoder would replace lone surrogates and merge ids. */
@@ -64,13 +135,17 @@ public record IdempotencyKey(String namespace, String id) {
         return bytes;
     }
 
-    /** Whether {@link #storageId()} is a digest rather than the id itself. */
+    /** Whether {@link #storageId()} holds a digest rather than the id (or step name) itself. */
     public boolean isDigested() {
-        return !storedRaw(id);
+        return step == null ? !storedRaw(id) : !storageId().equals(id + STEP_MARKER + step);
     }
 
     private static boolean storedRaw(String id) {
-        if (id.startsWith(DIGEST_PREFIX) || id.length() > MAX_RAW_ID_BYTES) {
+        return !id.contains(STEP_MARKER) && storedRaw(id, MAX_RAW_ID_BYTES);
+    }
+
+    private static boolean storedRaw(String id, int maxBytes) {
+        if (id.startsWith(DIGEST_PREFIX) || id.length() > maxBytes) {
             return false;
         }
         for (int i = 0; i < id.length(); i++) {
@@ -84,7 +159,7 @@ public record IdempotencyKey(String namespace, String id) {
                     .onUnmappableCharacter(CodingErrorAction.REPORT)
                     .encode(CharBuffer.wrap(id))
                     .remaining();
-            return bytes <= MAX_RAW_ID_BYTES;
+            return bytes <= maxBytes;
         } catch (CharacterCodingException e) {
             return false; // lone surrogate: not valid text
         }
@@ -92,6 +167,9 @@ public record IdempotencyKey(String namespace, String id) {
 
     @Override
     public String toString() {
+        if (step != null) {
+            return namespace + "/" + storageId();
+        }
         return namespace + "/" + (isDigested() ? storageId() : id);
     }
 }

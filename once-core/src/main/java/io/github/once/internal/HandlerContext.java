@@ -2,6 +2,8 @@ package io.github.once.internal;
 
 import io.github.once.ExecutionContext;
 import io.github.once.IdempotencyKey;
+import io.github.once.ResultCodec;
+import io.github.once.Step;
 import io.github.once.spi.Lease;
 
 import java.util.function.BooleanSupplier;
@@ -13,12 +15,20 @@ public final class HandlerContext implements ExecutionContext {
     private final Lease lease;
     private final BooleanSupplier leaseHeld;
     private final Function<Class<?>, Object> resources;
+    private final StepRunner steps;
 
     /** @param resources the resource of a type, or null when there is none */
     public HandlerContext(Lease lease, BooleanSupplier leaseHeld, Function<Class<?>, Object> resources) {
+        this(lease, leaseHeld, resources, null);
+    }
+
+    /** @param steps runs this handler's steps, or null when it runs none */
+    public HandlerContext(Lease lease, BooleanSupplier leaseHeld, Function<Class<?>, Object> resources,
+                          StepRunner steps) {
         this.lease = lease;
         this.leaseHeld = leaseHeld;
         this.resources = resources;
+        this.steps = steps;
     }
 
     @Override
@@ -44,5 +54,13 @@ public final class HandlerContext implements ExecutionContext {
                     + "; a transactional scope (once-jdbc) provides a java.sql.Connection");
         }
         return type.cast(resource);
+    }
+
+    @Override
+    public <T> T step(String name, ResultCodec<T> codec, Step<T> step) throws Exception {
+        if (steps == null) {
+            return ExecutionContext.super.step(name, codec, step);
+        }
+        return steps.run(lease.key(), name, codec, step);
     }
 }

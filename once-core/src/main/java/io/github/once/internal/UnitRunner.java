@@ -254,7 +254,8 @@ public final class UnitRunner {
             Held<T> mine = new Held<>(index, task, keeper);
             held.add(mine); // from here on, anything escaping gives this lease back too
             try {
-                mine.result = handle(task, new HandlerContext(lease, keeper::held, unit::resource));
+                mine.result = handle(task, new HandlerContext(lease, keeper::held, unit::resource,
+                        new StepRunner(unit, config, store, calls, renewals)));
                 mine.encoded = task.codec().encode(mine.result);
                 if (mine.encoded != null && mine.encoded.length > config.maxResultBytes()) {
                     throw new StoreRejectedException("the result of " + task.key() + " is " + mine.encoded.length

@@ -1,6 +1,7 @@
 package io.github.once.bench.store;
 
 import io.github.once.InMemoryIdempotencyStore;
+import io.github.once.TieredIdempotencyStore;
 import io.github.once.bench.OnceJdbc;
 import io.github.once.bench.Services;
 import io.github.once.redis.RedisIdempotencyStore;
@@ -106,6 +107,20 @@ public enum Rival {
             String namespace = namespace();
             OnceJdbc jdbc = OnceJdbc.open(services, namespace);
             return new OnceRepository(jdbc.store(), namespace, RETENTION, jdbc::close);
+        }
+    },
+    /**
+     * Once's tiered store: Redis in front of PostgreSQL. New keys pay the JDBC claim and completion plus the front's
+     * look-up and copy; duplicates are answered by Redis alone.
+     */
+    ONCE_TIERED("postgresql") {
+        @Override
+        public RepositoryUnderTest open(Services services) {
+            String namespace = namespace();
+            OnceJdbc jdbc = OnceJdbc.open(services, namespace);
+            RedisIdempotencyStore front = RedisIdempotencyStore.builder().uri(services.redisUri()).build();
+            // Closing the repository closes the tiered store, which closes both; jdbc.close() then deletes the rows.
+            return new OnceRepository(TieredIdempotencyStore.of(front, jdbc.store()), namespace, RETENTION, jdbc::close);
         }
     },
     CAMEL_JDBC("postgresql") {

@@ -49,7 +49,7 @@ public class StoreBenchmark {
     // The in-memory rivals (once-memory, camel-memory, si-memory) run on request with -p rival=...: Camel's is a
     // bounded LRU and Once's forgets quickly here, so they are no like-for-like default.
     @Param({"once-redis", "camel-redis", "camel-redis-set", "si-redis",
-            "once-jdbc", "camel-jdbc", "si-jdbc"})
+            "once-jdbc", "once-tiered", "camel-jdbc", "si-jdbc"})
     public String rival;
 
     private RepositoryUnderTest repository;

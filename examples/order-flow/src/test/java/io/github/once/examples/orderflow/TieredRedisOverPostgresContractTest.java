@@ -1,0 +1,56 @@
+package io.github.once.examples.orderflow;
+
+import com.zaxxer.hikari.HikariConfig;
+import com.zaxxer.hikari.HikariDataSource;
+import io.github.once.TieredIdempotencyStore;
+import io.github.once.jdbc.JdbcIdempotencyStore;
+import io.github.once.redis.RedisIdempotencyStore;
+import io.github.once.spi.IdempotencyStore;
+import io.github.once.testkit.IdempotencyStoreContract;
+
+import java.sql.Connection;
+import java.sql.Statement;
+import java.time.Duration;
+import java.util.UUID;
+
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+
+/** The tiered store with the real Redis store in front of the real PostgreSQL store passes the whole contract. */
+class TieredRedisOverPostgresContractTest extends IdempotencyStoreContract {
+
+    private static final String TABLE = "once_tiered_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+    private static HikariDataSource pool;
+
+    @BeforeAll
+    static void openPool() {
+        HikariConfig config = new HikariConfig();
+        config.setJdbcUrl("jdbc:postgresql://127.0.0.1:5432/test");
+        config.setUsername("postgres");
+        config.setMaximumPoolSize(24);
+        config.setConnectionTimeout(5_000);
+        pool = new HikariDataSource(config);
+    }
+
+    @AfterAll
+    static void dropTable() throws Exception {
+        try (Connection c = pool.getConnection(); Statement st = c.createStatement()) {
+            st.execute("DROP TABLE IF EXISTS " + TABLE);
+        }
+        pool.close();
+    }
+
+    @Override
+    protected IdempotencyStore createStore() {
+        JdbcIdempotencyStore records = JdbcIdempotencyStore.builder(pool).tableName(TABLE)
+                .createTableIfMissing(true).build();
+        RedisIdempotencyStore front = RedisIdempotencyStore.builder().uri("redis://127.0.0.1:6379")
+                .keyPrefix("once:tiered-test:").timeout(Duration.ofSeconds(2)).build();
+        return TieredIdempotencyStore.of(front, records);
+    }
+
+    @Override
+    protected int fuzzRounds() {
+        return 1; // every round is 16,000 claims on PostgreSQL; the other contract tests cover the rest
+    }
+}

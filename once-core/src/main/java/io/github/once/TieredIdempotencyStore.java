@@ -1,0 +1,527 @@
+package io.github.once;
+
+import io.github.once.internal.Durations;
+import io.github.once.internal.FrontCopy;
+import io.github.once.spi.ClaimRequest;
+import io.github.once.spi.ClaimResult;
+import io.github.once.spi.Completion;
+import io.github.once.spi.ExecutionScope;
+import io.github.once.spi.IdempotencyStore;
+import io.github.once.spi.Lease;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Objects;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * A store over two stores: a store of record (such as the JDBC store) that holds every claim, lease, fencing token
+ * and completion, and a front (such as the Redis store) that answers duplicates of completed records without
+ * touching the store of record.
+ *
+ * <pre>{@code
+ * TieredIdempotencyStore store = TieredIdempotencyStore.of(redisStore, jdbcStore);
+ * Idempotency once = Idempotency.builder(store).build();
+ * // transactional mode: the front is written after the transaction commits
+ * Idempotency tx = Idempotency.builder(store).scope(store.over(JdbcTransactionScope.of(jdbcStore))).build();
+ * }</pre>
+ *
+ * <p>The front holds completed records only, each a copy of the store of record's (token, fingerprint, result,
+ * expiry), kept as the result of the front's own record of the same key, so any {@link IdempotencyStore} can be a
+ * front. A claim asks the front first ({@code find}, one call): a completed copy answers {@code Duplicate} (or
+ * {@code Conflict} for another fingerprint); anything else goes to the store of record. A completion is written to
+ * the store of record first and copied to the front after it (after the commit, in a transaction); a duplicate the
+ * store of record answers is copied to the front too, so a front that was emptied fills again.
+ *
+ * <p>Losing the front never changes an answer: a front that was flushed or restarted empty only sends claims to
+ * the store of record; a front that fails is logged, counted ({@link #frontFailures()}, {@link Listener}) and
+ * left alone for {@link Builder#frontPause(Duration)} while every call goes to the store of record. Set the
+ * front's own timeout short (a few hundred milliseconds), since one failing call waits that long.
+ *
+ * <p>A copy expires no later than its record (its retention is what is left of the record's at the time of the
+ * copy, by this process's clock). Deleting a record from the store of record by hand before it expires does not
+ * delete its copy: delete it from the front too, or flush the front. Closing this store closes both stores.
+ */
+public final class TieredIdempotencyStore implements IdempotencyStore {
+
+    private static final Logger log = LoggerFactory.getLogger(TieredIdempotencyStore.class);
+    /** How long the front's own claim of a key lasts while a copy is written (two calls). */
+    private static final Duration COPY_LEASE = Duration.ofSeconds(10);
+    /** Claims whose fingerprint is remembered until their completion; beyond this, the oldest are forgotten. */
+    private static final int MAX_PENDING = 100_000;
+
+    private final IdempotencyStore front;
+    private final IdempotencyStore records;
+    private final Duration frontPause;
+    private final Listener listener;
+    private final Clock clock;
+    private final Map<Pending, String> fingerprints = new LinkedHashMap<>(16, 0.75f, false) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<Pending, String> eldest) {
+            return size() > MAX_PENDING;
+        }
+    };
+    private final AtomicLong frontHits = new AtomicLong();
+    private final AtomicLong frontFailures = new AtomicLong();
+    private volatile Instant frontDownUntil = Instant.MIN;
+
+    /** Hears about the front: answers it gave, and calls to it that failed. Keep it fast; never throw. */
+    public interface Listener {
+        Listener NONE = new Listener() {
+        };
+
+        /** The front answered a claim (a duplicate or a conflict) without the store of record. */
+        default void onFrontAnswer(IdempotencyKey key) {
+        }
+
+        /** A call to the front failed; the store of record answers until the pause ends. */
+        default void onFrontFailure(String operation, RuntimeException failure) {
+        }
+    }
+
+    private TieredIdempotencyStore(Builder b) {
+        this.front = b.front;
+        this.records = b.records;
+        this.frontPause = b.frontPause;
+        this.listener = b.listener;
+        this.clock = b.clock;
+    }
+
+    /** A tiered store with the default settings: {@code front} before {@code records}, the store of record. */
+    public static TieredIdempotencyStore of(IdempotencyStore front, IdempotencyStore records) {
+        return builder(front, records).build();
+    }
+
+    public static Builder builder(IdempotencyStore front, IdempotencyStore records) {
+        return new Builder(front, records);
+    }
+
+    public IdempotencyStore front() {
+        return front;
+    }
+
+    public IdempotencyStore records() {
+        return records;
+    }
+
+    /** Claims the front answered without the store of record, since this store was built. */
+    public long frontHits() {
+        return frontHits.get();
+    }
+
+    /** Calls to the front that failed, since this store was built. */
+    public long frontFailures() {
+        return frontFailures.get();
+    }
+
+    /**
+     * A scope over {@code recordScope} (a scope of the store of record, such as once-jdbc's transactional scope)
+     * whose units ask the front first and copy their completions to the front only after they commit. Use it only
+     * with scopes whose commit is the real commit: a unit joined to a transaction that the caller commits later
+     * would copy a completion that might still roll back.
+     *
+     * @throws IllegalArgumentException when {@code recordScope} records in another store than this one's store of
+     *                                  record
+     */
+    public ExecutionScope over(ExecutionScope recordScope) {
+        if (Objects.requireNonNull(recordScope, "recordScope").store() != records) {
+            throw new IllegalArgumentException("the scope records in " + recordScope.store()
+                    + ", not in this tiered store's store of record " + records);
+        }
+        return new TieredScope(recordScope);
+    }
+
+    @Override
+    public ClaimResult claim(ClaimRequest request) {
+        List<IdempotencyRecord> copies = new ArrayList<>(1);
+        ClaimResult claim = claim(request, records::claim, copies);
+        copyToFront(copies);
+        return claim;
+    }
+
+    @Override
+    public List<ClaimResult> claimAll(List<ClaimRequest> requests) {
+        List<IdempotencyRecord> copies = new ArrayList<>();
+        List<ClaimResult> results = claimAll(requests, records::claimAll, copies);
+        copyToFront(copies);
+        return results;
+    }
+
+    @Override
+    public boolean complete(Lease lease, byte[] result, Duration retention) {
+        Instant before = clock.instant();
+        boolean recorded = records.complete(lease, result, retention);
+        IdempotencyRecord copy = completed(lease, result, retention, before, recorded);
+        if (copy != null) {
+            copyToFront(List.of(copy));
+        }
+        return recorded;
+    }
+
+    @Override
+    public List<Boolean> completeAll(List<Completion> completions) {
+        Instant before = clock.instant();
+        List<Boolean> recorded = records.completeAll(completions);
+        copyToFront(completedCopies(completions, recorded, before));
+        return recorded;
+    }
+
+    @Override
+    public boolean release(Lease lease) {
+        forget(lease);
+        return records.release(lease);
+    }
+
+    @Override
+    public Optional<Lease> renew(Lease lease, Duration leaseDuration) {
+        return records.renew(lease, leaseDuration);
+    }
+
+    /** The store of record's record: the front holds copies only. */
+    @Override
+    public Optional<IdempotencyRecord> find(IdempotencyKey key) {
+        return records.find(key);
+    }
+
+    @Override
+    public void close() {
+        try {
+            front.close();
+        } finally {
+            records.close();
+        }
+    }
+
+    @Override
+    public String toString() {
+        return "TieredIdempotencyStore[front=" + front + ", records=" + records + "]";
+    }
+
+    // ---------------------------------------------------------------- the front
+
+    /** The front's answer to a claim: a duplicate or a conflict from a live copy, else null. */
+    private ClaimResult frontAnswer(ClaimRequest request) {
+        if (frontPaused()) {
+            return null;
+        }
+        Optional<IdempotencyRecord> found;
+        try {
+            found = front.find(request.key());
+        } catch (RuntimeException e) {
+            frontFailed("find", e);
+            return null;
+        }
+        if (found.isEmpty() || found.get().state() != RecordState.COMPLETED) {
+            return null;
+        }
+        IdempotencyRecord copy = FrontCopy.decode(request.key(), found.get().result());
+        if (copy == null || !copy.expiresAt().isAfter(clock.instant())) {
+            return null;
+        }
+        frontHits.incrementAndGet();
+        try {
+            listener.onFrontAnswer(request.key());
+        } catch (RuntimeException e) {
+            log.warn("A tiered store listener threw; ignored", e);
+        }
+        boolean conflict = request.fingerprint() != null && copy.fingerprint() != null
+                && !request.fingerprint().equals(copy.fingerprint());
+        return conflict ? new ClaimResult.Conflict(copy) : new ClaimResult.Duplicate(copy);
+    }
+
+    /** Copies completed records to the front, each as a claim and a completion of its own record there. */
+    private void copyToFront(List<IdempotencyRecord> copies) {
+        for (IdempotencyRecord record : copies) {
+            if (frontPaused()) {
+                return;
+            }
+            Duration left = Duration.between(clock.instant(), record.expiresAt());
+            if (left.isNegative() || left.isZero()) {
+                continue;
+            }
+            try {
+                ClaimResult claim = front.claim(new ClaimRequest(record.key(), null, COPY_LEASE, left));
+                if (claim instanceof ClaimResult.Acquired acquired) {
+                    front.complete(acquired.lease(), FrontCopy.encode(record), left);
+                }
+                // Busy: another process is writing the same copy; Duplicate: it is there already.
+            } catch (RuntimeException e) {
+                frontFailed("copy", e);
+            }
+        }
+    }
+
+    private boolean frontPaused() {
+        return clock.instant().isBefore(frontDownUntil);
+    }
+
+    private void frontFailed(String operation, RuntimeException e) {
+        frontFailures.incrementAndGet();
+        boolean wasUp = !frontPaused();
+        frontDownUntil = clock.instant().plus(frontPause);
+        if (wasUp) {
+            log.warn("The front store failed ({}); claims go to the store of record for {}", operation, frontPause, e);
+        }
+        try {
+            listener.onFrontFailure(operation, e);
+        } catch (RuntimeException thrown) {
+            log.warn("A tiered store listener threw; ignored", thrown);
+        }
+    }
+
+    // ---------------------------------------------------------------- claims and completions of record
+
+    private record Pending(IdempotencyKey key, long token) {
+    }
+
+    /** Remembers an acquired claim's fingerprint for its copy; collects a duplicate's record to copy. */
+    private void noteClaim(ClaimRequest request, ClaimResult claim, List<IdempotencyRecord> copies) {
+        if (claim instanceof ClaimResult.Acquired acquired) {
+            synchronized (fingerprints) {
+                fingerprints.put(new Pending(request.key(), acquired.lease().token()), request.fingerprint());
+            }
+        } else if (claim instanceof ClaimResult.Duplicate duplicate) {
+            copies.add(duplicate.record());
+        }
+    }
+
+    /** The front's answer, else the store of record's; a duplicate's record is collected into {@code copies}. */
+    private ClaimResult claim(ClaimRequest request, Function<ClaimRequest, ClaimResult> recordClaim,
+                              List<IdempotencyRecord> copies) {
+        ClaimResult answer = frontAnswer(request);
+        if (answer != null) {
+            return answer;
+        }
+        ClaimResult claim = recordClaim.apply(request);
+        noteClaim(request, claim, copies);
+        return claim;
+    }
+
+    /** As single claims in order: the front answers what it can, the store of record the rest, in one call. */
+    private List<ClaimResult> claimAll(List<ClaimRequest> requests,
+                                       Function<List<ClaimRequest>, List<ClaimResult>> recordClaims,
+                                       List<IdempotencyRecord> copies) {
+        List<ClaimResult> results = new ArrayList<>(requests.size());
+        List<ClaimRequest> missed = new ArrayList<>(requests.size());
+        for (ClaimRequest request : requests) {
+            ClaimResult answer = frontAnswer(request);
+            results.add(answer);
+            if (answer == null) {
+                missed.add(request);
+            }
+        }
+        if (missed.isEmpty()) {
+            return results;
+        }
+        List<ClaimResult> claims = recordClaims.apply(missed);
+        if (claims.size() != missed.size()) {
+            throw new OnceException("store answered " + claims.size() + " claims for " + missed.size() + " requests");
+        }
+        int next = 0;
+        for (int i = 0; i < results.size(); i++) {
+            if (results.get(i) == null) {
+                ClaimResult claim = claims.get(next);
+                noteClaim(missed.get(next), claim, copies);
+                results.set(i, claim);
+                next++;
+            }
+        }
+        return results;
+    }
+
+    private String forget(Lease lease) {
+        synchronized (fingerprints) {
+            return fingerprints.remove(new Pending(lease.key(), lease.token()));
+        }
+    }
+
+    private boolean remembered(Lease lease) {
+        synchronized (fingerprints) {
+            return fingerprints.containsKey(new Pending(lease.key(), lease.token()));
+        }
+    }
+
+    /**
+     * The copy of a recorded completion, or null when it was refused or its claim's fingerprint is not known here
+     * (a copy without it could hide a conflict; the next duplicate copies the record instead). Its instants are
+     * this process's: completed after {@code before}, and expiring no later than the record.
+     */
+    private IdempotencyRecord completed(Lease lease, byte[] result, Duration retention, Instant before,
+                                        boolean recorded) {
+        boolean known = remembered(lease);
+        String fingerprint = forget(lease);
+        if (!recorded || !known) {
+            return null;
+        }
+        return new IdempotencyRecord(lease.key(), RecordState.COMPLETED, lease.token(), clock.instant(), fingerprint,
+                result, before.plus(retention));
+    }
+
+    private List<IdempotencyRecord> completedCopies(List<Completion> completions, List<Boolean> recorded,
+                                                    Instant before) {
+        List<IdempotencyRecord> copies = new ArrayList<>(completions.size());
+        for (int i = 0; i < completions.size(); i++) {
+            Completion c = completions.get(i);
+            IdempotencyRecord copy = completed(c.lease(), c.result(), c.retention(), before,
+                    i < recorded.size() && recorded.get(i));
+            if (copy != null) {
+                copies.add(copy);
+            }
+        }
+        return copies;
+    }
+
+    // ---------------------------------------------------------------- transactional mode
+
+    /** Units of the store of record's scope, with the front asked first and copies written after the commit. */
+    private final class TieredScope implements ExecutionScope {
+        private final ExecutionScope inner;
+
+        TieredScope(ExecutionScope inner) {
+            this.inner = inner;
+        }
+
+        @Override
+        public IdempotencyStore store() {
+            return TieredIdempotencyStore.this;
+        }
+
+        @Override
+        public Unit begin() {
+            return new TieredUnit(inner.begin());
+        }
+    }
+
+    private final class TieredUnit implements ExecutionScope.Unit {
+        private final ExecutionScope.Unit inner;
+        private final List<IdempotencyRecord> afterCommit = new ArrayList<>();
+
+        TieredUnit(ExecutionScope.Unit inner) {
+            this.inner = inner;
+        }
+
+        @Override
+        public ClaimResult claim(ClaimRequest request) {
+            return TieredIdempotencyStore.this.claim(request, inner::claim, afterCommit);
+        }
+
+        @Override
+        public List<ClaimResult> claimAll(List<ClaimRequest> requests) {
+            return TieredIdempotencyStore.this.claimAll(requests, inner::claimAll, afterCommit);
+        }
+
+        @Override
+        public boolean renewsLeases() {
+            return inner.renewsLeases();
+        }
+
+        @Override
+        public boolean atomic() {
+            return inner.atomic();
+        }
+
+        @Override
+        public <R> R resource(Class<R> type) {
+            return inner.resource(type);
+        }
+
+        @Override
+        public ExecutionScope.Mark mark() {
+            return inner.mark();
+        }
+
+        @Override
+        public boolean complete(Completion completion) {
+            Instant before = clock.instant();
+            boolean recorded = inner.complete(completion);
+            IdempotencyRecord copy = completed(completion.lease(), completion.result(), completion.retention(),
+                    before, recorded);
+            if (copy != null) {
+                afterCommit.add(copy);
+            }
+            return recorded;
+        }
+
+        @Override
+        public List<Boolean> completeAll(List<Completion> completions) {
+            Instant before = clock.instant();
+            List<Boolean> recorded = inner.completeAll(completions);
+            afterCommit.addAll(completedCopies(completions, recorded, before));
+            return recorded;
+        }
+
+        @Override
+        public boolean release(Lease lease) {
+            forget(lease);
+            return inner.release(lease);
+        }
+
+        @Override
+        public void commit() {
+            inner.commit();
+            List<IdempotencyRecord> copies = new ArrayList<>(afterCommit);
+            afterCommit.clear();
+            copyToFront(copies);
+        }
+
+        @Override
+        public void rollback() {
+            afterCommit.clear();
+            inner.rollback();
+        }
+
+        @Override
+        public void close() {
+            afterCommit.clear();
+            inner.close();
+        }
+    }
+
+    /** Builds a {@link TieredIdempotencyStore}. */
+    public static final class Builder {
+        private final IdempotencyStore front;
+        private final IdempotencyStore records;
+        private Duration frontPause = Duration.ofSeconds(1);
+        private Listener listener = Listener.NONE;
+        private Clock clock = Clock.systemUTC();
+
+        private Builder(IdempotencyStore front, IdempotencyStore records) {
+            this.front = Objects.requireNonNull(front, "front");
+            this.records = Objects.requireNonNull(records, "records");
+            if (front == records) {
+                throw new IllegalArgumentException("the front and the store of record must be two stores");
+            }
+        }
+
+        /** How long a failed front is left alone, every call going to the store of record (1 s by default). */
+        public Builder frontPause(Duration frontPause) {
+            this.frontPause = Durations.requirePositive(frontPause, "frontPause");
+            return this;
+        }
+
+        public Builder listener(Listener listener) {
+            this.listener = Objects.requireNonNull(listener, "listener");
+            return this;
+        }
+
+        /** This process's clock, for the copies' expiry and the front's pause. */
+        public Builder clock(Clock clock) {
+            this.clock = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        public TieredIdempotencyStore build() {
+            return new TieredIdempotencyStore(this);
+        }
+    }
+}
