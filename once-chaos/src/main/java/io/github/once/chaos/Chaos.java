@@ -14,9 +14,11 @@ import java.util.Map;
  * <pre>
  * java -cp CLASSPATH io.github.once.chaos.Chaos quick|medium|full [--seed N] [--modes jdbc-tx,redis,memory]
  *      [--messages N] [--faults N] [--kills N] [--kinds leader_kill,...] [--consumers N] [--no-self-test] [--unsafe-ack-first]
- *      [--report FILE] [--logs DIR]
+ *      [--halt-on ID] [--report FILE] [--logs DIR]
  * </pre>
  * Exits 0 when every mode kept its guarantee (and the self-test's broken consumer was caught), 1 otherwise.
+ * {@code --halt-on ID} makes every consumer process halt when that message reaches its handler (a message that
+ * kills its consumer every time, for crash-loop tests; until something dead-letters it, it counts as lost).
  */
 public final class Chaos {
 
@@ -60,15 +62,19 @@ public final class Chaos {
             String classpath = System.getProperty("once.chaos.classpath", System.getProperty("java.class.path"));
             for (Mode mode : modes) {
                 ModeRun.Settings s = new ModeRun.Settings(seed, size.messages(), size.faultsPerKind(),
-                        args.getInt("consumers", 3), unsafe, 2, 5000, 0.1, 0, 15_000, classpath, logs);
-                lines.add(new Report.Line(mode.label(), new ModeRun(mode, s, services).run(), unsafe));
-                System.out.println(Report.render(command, seed, lines, System.currentTimeMillis() - started));
+                        args.getInt("consumers", 3), unsafe, 2, 5000, 0.1, 0, 15_000, args.get("halt-on", ""), classpath, logs);
+                ModeRun.Result result = new ModeRun(mode, s, services).run();
+                lines.add(new Report.Line(mode.label(), result, unsafe));
+                System.out.printf("%s: %s in %.0f s: %d lost, %d repeated effects (%d unexplained)%n", mode.label(),
+                        result.verdict().passed() ? "pass" : "FAIL", result.millis() / 1000.0,
+                        result.verdict().lost().size(), result.verdict().extraEffects(),
+                        result.verdict().unexplained().size());
             }
             if (selfTest) {
                 // A consumer that acks before it works, killed twice while it holds a backlog: the checker must
                 // report lost messages, or it proves nothing.
-                ModeRun.Settings s = new ModeRun.Settings(seed, 600, Map.of(FaultKind.CONSUMER_KILL, 2),
-                        args.getInt("consumers", 3), true, 50, 5000, 0.1, 300, 5_000, classpath, logs);
+                ModeRun.Settings s = new ModeRun.Settings(seed, 400, Map.of(FaultKind.CONSUMER_KILL, 2),
+                        args.getInt("consumers", 3), true, 50, 5000, 0.1, 300, 5_000, "", classpath, logs);
                 lines.add(new Report.Line("self-test: ack first", new ModeRun(Mode.MEMORY, s, services).run(), true));
             }
         }

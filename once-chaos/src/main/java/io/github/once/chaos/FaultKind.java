@@ -6,14 +6,14 @@ import java.util.Set;
 /** The faults the harness injects, and the modes each applies to. */
 enum FaultKind {
     CONSUMER_KILL("consumer SIGKILL", EnumSet.allOf(Mode.class), 500),
-    CONNECTIONS_CLOSED("connections closed (rabbitmqctl)", EnumSet.allOf(Mode.class), 3000),
-    BROKER_RESTART("broker stop_app/start_app", EnumSet.allOf(Mode.class), 10_000),
-    LEADER_KILL("quorum leader's node SIGKILL + restart", EnumSet.allOf(Mode.class), 20_000),
+    CONNECTIONS_CLOSED("connections closed (rabbitmqctl)", EnumSet.allOf(Mode.class), 2000),
+    BROKER_RESTART("broker stop_app/start_app", EnumSet.allOf(Mode.class), 5000),
+    LEADER_KILL("quorum leader's node SIGKILL + restart", EnumSet.allOf(Mode.class), 12_000),
     REDIS_KILL("Redis SIGKILL + restart", EnumSet.of(Mode.REDIS), 1000),
     REDIS_DATA_LOSS("Redis restart with its data lost", EnumSet.of(Mode.REDIS), 1000),
     PG_TERMINATE("PostgreSQL backends terminated", EnumSet.of(Mode.JDBC_TX), 500),
-    PG_RESTART("PostgreSQL crash + restart", EnumSet.of(Mode.JDBC_TX), 3000),
-    STORE_STALL("store stalled (TCP proxy)", EnumSet.of(Mode.REDIS, Mode.JDBC_TX), 3000);
+    PG_RESTART("PostgreSQL crash + restart", EnumSet.of(Mode.JDBC_TX), 1500),
+    STORE_STALL("store stalled (TCP proxy)", EnumSet.of(Mode.REDIS, Mode.JDBC_TX), 0);
 
     private final String label;
     private final Set<Mode> modes;

@@ -16,7 +16,7 @@ record FaultPlan(long seed, List<Fault> faults, long spanMillis) {
     record Fault(int seq, FaultKind kind, long atMillis, int target, long holdMillis) {
     }
 
-    /** Faults one after the other, each given its typical time plus a random gap of 0.5 to 1.5 s. */
+    /** Faults one after the other, each given its typical time plus a random gap of 0.3 to 0.8 s. */
     static FaultPlan draw(long seed, Mode mode, Map<FaultKind, Integer> perKind, int consumers, int nodes) {
         Random random = new Random(seed * 31 + mode.ordinal());
         List<FaultKind> kinds = new ArrayList<>();
@@ -30,7 +30,7 @@ record FaultPlan(long seed, List<Fault> faults, long spanMillis) {
         long at = 0;
         for (int i = 0; i < kinds.size(); i++) {
             FaultKind kind = kinds.get(i);
-            at += 500 + random.nextInt(1000);
+            at += 300 + random.nextInt(500);
             int target = kind == FaultKind.CONSUMER_KILL ? random.nextInt(consumers) : random.nextInt(nodes);
             long hold = switch (kind) {
                 case CONSUMER_KILL -> 300 + random.nextInt(1700);  // down before its restart

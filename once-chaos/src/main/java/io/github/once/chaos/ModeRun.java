@@ -27,7 +27,7 @@ final class ModeRun {
     /** Settings of one run that are not the mode's. */
     record Settings(long seed, int messages, Map<FaultKind, Integer> faultsPerKind, int consumers, boolean unsafeAckFirst,
                     long handlerMillis, long leaseMillis, double resendShare, double publishRate, long quietMillis,
-                    String classpath, Path logDir) {
+                    String haltOn, String classpath, Path logDir) {
     }
 
     /** What happened: the verdict, the faults, how long it took. */
@@ -144,6 +144,9 @@ final class ModeRun {
         }
         if (settings.unsafeAckFirst()) {
             cmd.add("--unsafe-ack-first");
+        }
+        if (!settings.haltOn().isEmpty()) {
+            cmd.addAll(List.of("--halt-on", settings.haltOn()));
         }
         return cmd;
     }
