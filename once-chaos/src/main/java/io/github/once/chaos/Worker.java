@@ -42,9 +42,12 @@ public final class Worker {
         Duration lease = Duration.ofMillis(args.getLong("lease-ms", 5000));
 
         Connection connection = Amqp.connect(Amqp.parse(args.get("amqp")), "once-chaos-" + worker, 120_000);
-        HikariDataSource effects = mode == Mode.JDBC_TX ? null : Pools.postgres(args.get("effects-url"), "effects", 4);
+        boolean unsafe = args.flag("unsafe-ack-first");
+        // Effects in autocommit (the transactional mode writes its own on the handler's transaction).
+        HikariDataSource effects = mode != Mode.JDBC_TX || unsafe
+                ? Pools.postgres(args.get("effects-url"), "effects", 4) : null;
 
-        if (args.flag("unsafe-ack-first")) {
+        if (unsafe) {
             consumeAckingFirst(connection, queue, effects, table, worker, handlerMillis);
         } else {
             HikariDataSource storeDb = mode == Mode.JDBC_TX ? Pools.postgres(args.get("jdbc"), "store", 4) : null;

@@ -21,6 +21,12 @@ class CheckerTest {
         return new FaultEvent(kind, start, end, target, true, "");
     }
 
+    /** m0 took effect in w1.1 at 1000 and again in w2.1 at 9000. */
+    private Checker.Verdict repeatedOnce(Mode mode, FaultEvent... faults) {
+        return checker.check(mode, Set.of("m0"), 1,
+                List.of(effect("m0", "w1.1", 1000), effect("m0", "w2.1", 9000)), Map.of(), List.of(faults));
+    }
+
     @Test
     void everyIdOnceIsAPass() {
         Checker.Verdict v = checker.check(Mode.JDBC_TX, Set.of("m0", "m1"), 3,
@@ -53,9 +59,7 @@ class CheckerTest {
 
     @Test
     void transactionalModeAllowsNoRepeatWhateverTheFaults() {
-        Checker.Verdict v = checker.check(Mode.JDBC_TX, Set.of("m0"), 1,
-                List.of(effect("m0", "w1.1", 1000), effect("m0", "w2.1", 9000)), Map.of(),
-                List.of(fault(FaultKind.CONSUMER_KILL, 1100, 1100, "w1.1")));
+        Checker.Verdict v = repeatedOnce(Mode.JDBC_TX, fault(FaultKind.CONSUMER_KILL, 1100, 1100, "w1.1"));
 
         assertThat(v.duplicatedIds()).isEqualTo(1);
         assertThat(v.unexplained()).hasSize(1);
@@ -64,9 +68,7 @@ class CheckerTest {
 
     @Test
     void redisRepeatAfterTheKillOfTheProcessThatMadeTheEffectIsTheCrashWindow() {
-        Checker.Verdict v = checker.check(Mode.REDIS, Set.of("m0"), 1,
-                List.of(effect("m0", "w1.1", 1000), effect("m0", "w2.1", 9000)), Map.of(),
-                List.of(fault(FaultKind.CONSUMER_KILL, 1002, 1002, "w1.1")));
+        Checker.Verdict v = repeatedOnce(Mode.REDIS, fault(FaultKind.CONSUMER_KILL, 1002, 1002, "w1.1"));
 
         assertThat(v.passed()).isTrue();
         assertThat(v.explained()).containsEntry(Checker.Reason.CRASH_WINDOW, 1);
@@ -74,12 +76,9 @@ class CheckerTest {
 
     @Test
     void redisRepeatIsNotExplainedByTheKillOfAnotherProcessOrAKillOutsideTheWindow() {
-        Checker.Verdict other = checker.check(Mode.REDIS, Set.of("m0"), 1,
-                List.of(effect("m0", "w1.1", 1000), effect("m0", "w2.1", 9000)), Map.of(),
-                List.of(fault(FaultKind.CONSUMER_KILL, 1002, 1002, "w3.1")));
-        Checker.Verdict late = checker.check(Mode.REDIS, Set.of("m0"), 1,
-                List.of(effect("m0", "w1.1", 1000), effect("m0", "w2.1", 9000)), Map.of(),
-                List.of(fault(FaultKind.CONSUMER_KILL, 1000 + WINDOW + 1, 1000 + WINDOW + 1, "w1.1")));
+        Checker.Verdict other = repeatedOnce(Mode.REDIS, fault(FaultKind.CONSUMER_KILL, 1002, 1002, "w3.1"));
+        Checker.Verdict late = repeatedOnce(Mode.REDIS,
+                fault(FaultKind.CONSUMER_KILL, 1000 + WINDOW + 1, 1000 + WINDOW + 1, "w1.1"));
 
         assertThat(other.passed()).isFalse();
         assertThat(late.passed()).isFalse();
@@ -87,9 +86,7 @@ class CheckerTest {
 
     @Test
     void redisRepeatDuringAStoreStallOrAfterDataLossIsExplained() {
-        Checker.Verdict stall = checker.check(Mode.REDIS, Set.of("m0"), 1,
-                List.of(effect("m0", "w1.1", 1000), effect("m0", "w2.1", 9000)), Map.of(),
-                List.of(fault(FaultKind.STORE_STALL, 500, 2500, "2000 ms")));
+        Checker.Verdict stall = repeatedOnce(Mode.REDIS, fault(FaultKind.STORE_STALL, 500, 2500, "2000 ms"));
         Checker.Verdict wiped = checker.check(Mode.REDIS, Set.of("m0"), 1,
                 List.of(effect("m0", "w1.1", 1000), effect("m0", "w2.1", 60_000)), Map.of(),
                 List.of(fault(FaultKind.REDIS_DATA_LOSS, 30_000, 30_500, "redis")));
@@ -102,9 +99,7 @@ class CheckerTest {
 
     @Test
     void redisRepeatNearABrokerFaultIsNotExplained() {
-        Checker.Verdict v = checker.check(Mode.REDIS, Set.of("m0"), 1,
-                List.of(effect("m0", "w1.1", 1000), effect("m0", "w2.1", 9000)), Map.of(),
-                List.of(fault(FaultKind.LEADER_KILL, 1001, 12_000, "chaos1@localhost")));
+        Checker.Verdict v = repeatedOnce(Mode.REDIS, fault(FaultKind.LEADER_KILL, 1001, 12_000, "chaos1@localhost"));
 
         assertThat(v.unexplained()).hasSize(1);
     }
@@ -112,8 +107,7 @@ class CheckerTest {
     @Test
     void aFaultThatWasNotInjectedExplainsNothing() {
         FaultEvent failed = new FaultEvent(FaultKind.CONSUMER_KILL, 1002, 1002, "w1.1", false, "boom");
-        Checker.Verdict v = checker.check(Mode.REDIS, Set.of("m0"), 1,
-                List.of(effect("m0", "w1.1", 1000), effect("m0", "w2.1", 9000)), Map.of(), List.of(failed));
+        Checker.Verdict v = repeatedOnce(Mode.REDIS, failed);
 
         assertThat(v.passed()).isFalse();
     }
