@@ -2,6 +2,7 @@ package io.github.once.chaos;
 
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * Carries out a {@link FaultPlan} against the run's processes and services, one fault after the other, each at
@@ -50,7 +51,7 @@ final class FaultInjector implements Runnable {
             synchronized (this) {
                 events.add(event);
             }
-            System.out.printf("  fault %3d/%d %-40s %-18s %6d ms%s%n", fault.seq(), plan.faults().size(),
+            System.out.printf("  fault %3d/%d %-40s %-27s %6d ms%s%n", fault.seq(), plan.faults().size(),
                     fault.kind().label(), event.target(), event.endMillis() - event.startMillis(),
                     event.injected() ? "" : "  NOT INJECTED: " + event.note());
         }
@@ -77,9 +78,9 @@ final class FaultInjector implements Runnable {
                     break;
                 }
                 case LEADER_KILL: {
-                    RabbitCluster.Node node = services.cluster().leaderOf(queue)
-                            .orElse(services.cluster().nodes().get(fault.target()));
-                    target = node.name();
+                    Optional<RabbitCluster.Node> leader = services.cluster().leaderOf(queue);
+                    RabbitCluster.Node node = leader.orElse(services.cluster().nodes().get(fault.target()));
+                    target = node.name() + (leader.isPresent() ? " (leader)" : " (no leader found)");
                     services.cluster().killAndRestart(node);
                     break;
                 }

@@ -32,6 +32,7 @@ public final class Publisher {
     }
 
     public static void main(String[] argv) throws Exception {
+        ParentWatch.exitWithParent();
         Args args = Args.parse(argv);
         String queue = args.get("queue");
         int messages = args.getInt("messages", 1000);

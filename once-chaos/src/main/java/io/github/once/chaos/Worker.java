@@ -32,6 +32,7 @@ public final class Worker {
     }
 
     public static void main(String[] argv) throws Exception {
+        ParentWatch.exitWithParent();
         Args args = Args.parse(argv);
         Mode mode = Mode.of(args.get("mode"));
         String queue = args.get("queue");
