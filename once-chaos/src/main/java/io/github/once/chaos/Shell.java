@@ -34,6 +34,7 @@ final class Shell {
         Path out = null;
         try {
             out = Files.createTempFile("once-chaos-cmd", ".txt");
+            out.toFile().deleteOnExit(); // also when the harness is stopped in the middle of the command
             Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(out.toFile()).start();
             if (!p.waitFor(timeoutSeconds, TimeUnit.SECONDS)) {
                 p.destroyForcibly().waitFor(5, TimeUnit.SECONDS);
