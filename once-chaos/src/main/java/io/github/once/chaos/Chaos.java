@@ -72,9 +72,9 @@ public final class Chaos {
                         result.verdict().unexplained().size());
             }
             if (selfTest) {
-                // A consumer that acks before it works, killed twice while it holds a backlog: the checker must
+                // A consumer that acks before it works, killed three times while it holds a backlog: the checker must
                 // report lost messages, or it proves nothing.
-                ModeRun.Settings s = new ModeRun.Settings(seed, 400, Map.of(FaultKind.CONSUMER_KILL, 2),
+                ModeRun.Settings s = new ModeRun.Settings(seed, 400, Map.of(FaultKind.CONSUMER_KILL, 3),
                         args.getInt("consumers", 3), true, 50, 5000, 0.1, 300, 5_000, "", classpath, logs);
                 lines.add(new Report.Line("self-test: ack first", new ModeRun(Mode.MEMORY, s, services).run(), true));
             }

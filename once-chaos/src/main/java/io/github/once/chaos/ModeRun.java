@@ -96,7 +96,8 @@ final class ModeRun {
             double rate = settings.publishRate() > 0 ? settings.publishRate()
                     : settings.messages() * 1000.0 / Math.max(10_000, plan.spanMillis());
             Process publisher = startPublisher(published, rate, logDir);
-            injecting.start();
+            awaitFirstConfirms(published, publisher);
+            injecting.start(); // faults while messages flow, not while the publisher's JVM is still starting
             injecting.join();
             if (!publisher.waitFor(600, TimeUnit.SECONDS)) {
                 publisher.destroyForcibly();
@@ -161,6 +162,16 @@ final class ModeRun {
                 }
                 Pause.millis(200);
             }
+        }
+    }
+
+    private static void awaitFirstConfirms(Path published, Process publisher) throws IOException {
+        long deadline = System.nanoTime() + 120_000_000_000L;
+        while (!(Files.exists(published) && Files.size(published) > 0)) {
+            if (!publisher.isAlive() || System.nanoTime() > deadline) {
+                throw new IllegalStateException("the publisher confirmed nothing; see its log");
+            }
+            Pause.millis(100);
         }
     }
 
