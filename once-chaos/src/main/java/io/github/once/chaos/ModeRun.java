@@ -68,6 +68,14 @@ final class ModeRun {
         try (java.sql.Connection c = ledger.getConnection()) {
             EffectLedger.create(c, table);
         }
+        if (mode != Mode.JDBC_TX) { // in the machine's PostgreSQL, which outlives the run
+            services.onTeardown("drop " + table, () -> {
+                try (java.sql.Connection c = java.sql.DriverManager.getConnection(Services.SHARED_POSTGRES,
+                        "postgres", "")) {
+                    EffectLedger.drop(c, table);
+                }
+            });
+        }
         if (mode == Mode.JDBC_TX) {
             OnceWiring.createRecordTable(ledger);
         }

@@ -24,6 +24,7 @@ final class PrivatePostgres implements AutoCloseable {
     private final Path dir;
     private final int port;
     private final Path bin;
+    private volatile boolean closed;
 
     PrivatePostgres(Path dir, int port) {
         this.dir = dir;
@@ -76,6 +77,9 @@ final class PrivatePostgres implements AutoCloseable {
     }
 
     private void startServer() {
+        if (closed) {
+            throw new IllegalStateException("the harness is stopping: PostgreSQL stays down");
+        }
         Shell.check(pg("pg_ctl", "-D", data(), "-l", dir.resolve("server.log").toString(), "-w", "-t", "60",
                 "-o", "-p " + port + " -k " + dir + " -c listen_addresses=127.0.0.1 -c max_connections=200",
                 "start"), 90);
@@ -106,6 +110,7 @@ final class PrivatePostgres implements AutoCloseable {
 
     @Override
     public void close() {
+        closed = true; // a fault still running in another thread must not start it again
         Shell.run(pg("pg_ctl", "-D", data(), "-m", "immediate", "-w", "-t", "30", "stop"), 60);
     }
 }

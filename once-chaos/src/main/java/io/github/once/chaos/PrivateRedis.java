@@ -16,6 +16,7 @@ final class PrivateRedis implements AutoCloseable {
     private final Path dir;
     private final int port;
     private Process process;
+    private boolean closed;
 
     PrivateRedis(Path dir, int port) {
         this.dir = dir;
@@ -27,6 +28,9 @@ final class PrivateRedis implements AutoCloseable {
     }
 
     synchronized void start() throws IOException {
+        if (closed) {
+            throw new IllegalStateException("the harness is stopping: Redis stays down");
+        }
         Files.createDirectories(dir);
         process = new ProcessBuilder(List.of("redis-server", "--port", Integer.toString(port), "--bind", "127.0.0.1",
                 "--dir", dir.toString(), "--appendonly", "yes", "--appendfsync", "always", "--save", "",
@@ -89,6 +93,7 @@ final class PrivateRedis implements AutoCloseable {
 
     @Override
     public synchronized void close() {
+        closed = true; // a fault still running in another thread must not start it again
         kill();
     }
 }

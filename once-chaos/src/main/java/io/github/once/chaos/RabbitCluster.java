@@ -27,6 +27,7 @@ final class RabbitCluster implements AutoCloseable {
 
     private final Path dir;
     private final List<Node> nodes = new ArrayList<>();
+    private volatile boolean closed;
 
     /** One node: its name, AMQP port and folder. */
     record Node(int index, String name, int amqpPort, int distPort, Path dir) {
@@ -120,6 +121,9 @@ final class RabbitCluster implements AutoCloseable {
 
     /** Starts the node's VM in the background; its output goes to its own folder. */
     private void boot(Node n) throws IOException {
+        if (closed) {
+            throw new IllegalStateException("the harness is stopping: " + n.name() + " stays down");
+        }
         Files.deleteIfExists(n.pidFile());
         new ProcessBuilder(Shell.asUser("rabbitmq", env(n), List.of(SCRIPTS + "rabbitmq-server")))
                 .redirectErrorStream(true)
@@ -256,6 +260,7 @@ final class RabbitCluster implements AutoCloseable {
 
     @Override
     public void close() {
+        closed = true; // a fault still running in another thread must not boot a node again
         for (Node n : nodes) {
             Shell.run(ctl(n, "stop"), 60);
         }

@@ -22,6 +22,7 @@ final class Services {
     private final PrivateRedis redis;
     private StallProxy postgresProxy;
     private StallProxy redisProxy;
+    private Teardown teardown;
 
     private Services(Path dir, Ports ports) {
         this.dir = dir;
@@ -45,6 +46,7 @@ final class Services {
         teardown.add("delete " + dir, () -> Shell.deleteTree(dir));
         teardown.add("keep the services' logs", () -> keepLogs(dir, keepLogsIn));
         Services s = new Services(dir, ports);
+        s.teardown = teardown;
         teardown.add("stop the RabbitMQ cluster", s.cluster);
         teardown.add("stop the private PostgreSQL", s.postgres);
         teardown.add("stop the private Redis", s.redis);
@@ -78,6 +80,11 @@ final class Services {
         Files.createDirectories(logs);
         Shell.run(List.of("sh", "-c", "cd '" + dir + "' && find . \\( -name '*.log' -o -name server.out \\) "
                 + "-exec cp --parents {} '" + logs.toAbsolutePath() + "' \\;"), 60);
+    }
+
+    /** Something a run made that must go even when the harness is stopped in the middle of it. */
+    void onTeardown(String what, AutoCloseable action) {
+        teardown.add(what, action);
     }
 
     Path dir() {
