@@ -15,20 +15,24 @@ import java.util.TreeMap;
  *
  * <p>For Redis a repeated effect is allowed only when the run shows why: the fault that can cut a completion
  * short (a SIGKILL of the process that made the effect, a Redis kill, stall or data loss) was in force within
- * {@code windowMillis} after the earlier effect, or Redis lost its data between the two effects.
+ * {@code windowMillis} after the earlier effect, or Redis lost its data between the earlier claim (at most a
+ * lease before the earlier effect) and the later effect: a lease wiped while its handler ran lets another copy
+ * claim the message, and the first handler's completion is then refused.
  */
 final class Checker {
 
     private final long windowMillis;
+    private final long leaseMillis;
 
-    Checker(long windowMillis) {
+    Checker(long windowMillis, long leaseMillis) {
         this.windowMillis = windowMillis;
+        this.leaseMillis = leaseMillis;
     }
 
     /** Why a repeated effect is allowed. */
     enum Reason {
         CRASH_WINDOW("a SIGKILL or store fault within the window after the effect"),
-        DATA_LOSS("Redis lost its data between the effects"),
+        DATA_LOSS("Redis lost its data between the first claim and the repeat"),
         PER_PROCESS_STORE("in-memory records are per process");
 
         final String text;
@@ -109,7 +113,8 @@ final class Checker {
                 return Reason.PER_PROCESS_STORE;
             case REDIS:
                 for (FaultEvent f : faults) {
-                    if (f.kind() == FaultKind.REDIS_DATA_LOSS && f.overlaps(earlier.atMillis(), later.atMillis())) {
+                    if (f.kind() == FaultKind.REDIS_DATA_LOSS
+                            && f.overlaps(earlier.atMillis() - leaseMillis, later.atMillis())) {
                         return Reason.DATA_LOSS;
                     }
                 }

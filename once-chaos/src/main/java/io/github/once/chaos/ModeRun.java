@@ -127,7 +127,7 @@ final class ModeRun {
                 effects = EffectLedger.readAll(c, table);
             }
             Map<String, String> dead = drainDeadLetters(amqp);
-            Checker.Verdict verdict = new Checker(OnceWiring.STORE_TIMEOUT.toMillis() + 1000)
+            Checker.Verdict verdict = new Checker(OnceWiring.STORE_TIMEOUT.toMillis() + 1000, settings.leaseMillis())
                     .check(mode, ids, lines.size(), effects, dead, injector.events());
             writeDetails(logDir, verdict);
             return new Result(verdict, injector.events(), System.currentTimeMillis() - started, unexpectedExits,

@@ -11,7 +11,8 @@ import org.junit.jupiter.api.Test;
 class CheckerTest {
 
     private static final long WINDOW = 3000;
-    private final Checker checker = new Checker(WINDOW);
+    private static final long LEASE = 5000;
+    private final Checker checker = new Checker(WINDOW, LEASE);
 
     private static EffectLedger.Effect effect(String id, String worker, long at) {
         return new EffectLedger.Effect(id, worker, at);
@@ -95,6 +96,17 @@ class CheckerTest {
         assertThat(wiped.explained()).containsEntry(Checker.Reason.DATA_LOSS, 1);
         assertThat(stall.passed()).isTrue();
         assertThat(wiped.passed()).isTrue();
+    }
+
+    @Test
+    void redisDataLossWhileTheFirstHandlerHeldItsLeaseExplainsTheRepeat() {
+        Checker.Verdict wipedDuringLease = repeatedOnce(Mode.REDIS,
+                fault(FaultKind.REDIS_DATA_LOSS, 1000 - LEASE + 100, 1000 - LEASE + 300, "redis"));
+        Checker.Verdict wipedLongBefore = repeatedOnce(Mode.REDIS,
+                fault(FaultKind.REDIS_DATA_LOSS, 1000 - LEASE - 500, 1000 - LEASE - 300, "redis"));
+
+        assertThat(wipedDuringLease.explained()).containsEntry(Checker.Reason.DATA_LOSS, 1);
+        assertThat(wipedLongBefore.passed()).isFalse();
     }
 
     @Test
