@@ -1,0 +1,34 @@
+package io.github.once.chaos;
+
+import java.util.Arrays;
+
+/** Which store the consumers use, and what the checker allows for it. */
+enum Mode {
+    /** PostgreSQL, the effect a row written in the handler's transaction: no allowance at all. */
+    JDBC_TX("jdbc-tx", "none"),
+    /** Redis: a repeat only from the documented crash window or from Redis losing its data, each explained. */
+    REDIS("redis", "crash window or data loss, each explained"),
+    /** One in-memory store per process: repeats across processes are expected and only counted. */
+    MEMORY("memory", "any (records live in one process)");
+
+    private final String label;
+    private final String allowance;
+
+    Mode(String label, String allowance) {
+        this.label = label;
+        this.allowance = allowance;
+    }
+
+    String label() {
+        return label;
+    }
+
+    String allowance() {
+        return allowance;
+    }
+
+    static Mode of(String label) {
+        return Arrays.stream(values()).filter(m -> m.label.equals(label)).findFirst()
+                .orElseThrow(() -> new IllegalArgumentException("no mode '" + label + "'; use jdbc-tx, redis or memory"));
+    }
+}

@@ -1,0 +1,114 @@
+package io.github.once.chaos;
+
+import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.Connection;
+
+import io.github.once.Idempotency;
+import io.github.once.IdempotencyConfig;
+import io.github.once.IdempotentExecutor;
+import io.github.once.InMemoryIdempotencyStore;
+import io.github.once.jdbc.JdbcDialect;
+import io.github.once.jdbc.JdbcIdempotencyStore;
+import io.github.once.jdbc.TransactionalIdempotency;
+import io.github.once.rabbitmq.MessageHandler;
+import io.github.once.rabbitmq.OnceConsumer;
+import io.github.once.rabbitmq.OncePublisher;
+import io.github.once.rabbitmq.OutboundMessage;
+import io.github.once.rabbitmq.QueueType;
+import io.github.once.rabbitmq.RetryPolicy;
+import io.github.once.rabbitmq.Topology;
+import io.github.once.redis.RedisIdempotencyStore;
+
+import java.io.IOException;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import javax.sql.DataSource;
+
+/**
+ * Every use of Once's builders in the harness, in one place: the executors of the three modes, the consumer, the
+ * topology and the publisher. When a builder changes, only this class changes.
+ */
+final class OnceWiring {
+
+    /** Table of the JDBC store's records in the private PostgreSQL. */
+    static final String RECORD_TABLE = "once_chaos_record";
+    static final Duration STORE_TIMEOUT = Duration.ofSeconds(2);
+
+    private static final RetryPolicy RETRY = RetryPolicy.custom()
+            .maxAttempts(10)
+            .backoff(Duration.ofMillis(200), Duration.ofSeconds(1), Duration.ofSeconds(3))
+            .build();
+
+    private OnceWiring() {
+    }
+
+    static IdempotencyConfig config(Duration lease) {
+        return IdempotencyConfig.custom().leaseDuration(lease).build();
+    }
+
+    static IdempotentExecutor memory(Duration lease) {
+        return Idempotency.builder(InMemoryIdempotencyStore.create()).config(config(lease)).build();
+    }
+
+    static IdempotentExecutor redis(String uri, Duration lease) {
+        RedisIdempotencyStore store = RedisIdempotencyStore.builder().uri(uri).timeout(STORE_TIMEOUT).build();
+        return Idempotency.builder(store).config(config(lease)).build();
+    }
+
+    /** The handler's effect must be written on {@code context.resource(java.sql.Connection.class)}. */
+    static IdempotentExecutor jdbcTransactional(DataSource dataSource, Duration lease) {
+        JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(dataSource)
+                .dialect(JdbcDialect.POSTGRESQL)
+                .tableName(RECORD_TABLE)
+                .queryTimeout(STORE_TIMEOUT)
+                .build();
+        return TransactionalIdempotency.builder(store).config(config(lease)).build();
+    }
+
+    static void createRecordTable(DataSource dataSource) {
+        JdbcIdempotencyStore.builder(dataSource).dialect(JdbcDialect.POSTGRESQL).tableName(RECORD_TABLE)
+                .createTableIfMissing(true).build();
+    }
+
+    static OnceConsumer consumer(Connection connection, String queue, IdempotentExecutor executor, int prefetch,
+                                 MessageHandler handler) {
+        return OnceConsumer.builder(connection, queue, executor)
+                .namespace("chaos")
+                .prefetch(prefetch)
+                .retry(RETRY)
+                .topology(Topology.none())
+                .shutdownTimeout(Duration.ofSeconds(5))
+                .handler(handler)
+                .build();
+    }
+
+    /** The work queue, its delay queues and its dead-letter queue, all quorum queues. */
+    static void declareTopology(Channel channel, String queue) throws IOException {
+        Topology.declareAll(QueueType.QUORUM).declare(channel, queue, RETRY);
+    }
+
+    static String deadLetterQueue(String queue) {
+        return Topology.deadLetterQueue(queue);
+    }
+
+    /** Where messages wait between tries: empty when the run has settled. */
+    static List<String> delayQueues(String queue) {
+        List<String> names = new ArrayList<>();
+        for (Duration level : RETRY.backoff()) {
+            names.add(Topology.delayQueue(queue, level));
+        }
+        return names;
+    }
+
+    static OncePublisher publisher(Connection connection) {
+        return OncePublisher.builder(connection)
+                .confirmTimeout(Duration.ofSeconds(5))
+                .maxAttempts(4)
+                .build();
+    }
+
+    static OutboundMessage message(String queue, String id, byte[] body) {
+        return OutboundMessage.of("", queue, body).withMessageId(id);
+    }
+}
