@@ -9,7 +9,7 @@ import io.github.once.IdempotentExecutor;
 import io.github.once.InMemoryIdempotencyStore;
 import io.github.once.jdbc.JdbcDialect;
 import io.github.once.jdbc.JdbcIdempotencyStore;
-import io.github.once.jdbc.TransactionalIdempotency;
+import io.github.once.jdbc.JdbcTransactionScope;
 import io.github.once.rabbitmq.MessageHandler;
 import io.github.once.rabbitmq.OnceConsumer;
 import io.github.once.rabbitmq.OncePublisher;
@@ -63,7 +63,7 @@ final class OnceWiring {
                 .tableName(RECORD_TABLE)
                 .queryTimeout(STORE_TIMEOUT)
                 .build();
-        return TransactionalIdempotency.builder(store).config(config(lease)).build();
+        return JdbcTransactionScope.executor(store).config(config(lease)).build();
     }
 
     static void createRecordTable(DataSource dataSource) {

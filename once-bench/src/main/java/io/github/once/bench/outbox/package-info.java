@@ -1,0 +1,2 @@
+/** The relay benchmark of once-outbox; never published. */
+package io.github.once.bench.outbox;
