@@ -167,7 +167,7 @@ class ExecutorMetersTest {
     @Test
     void outcomesFollowTheKeysNamespaceAndStartAtZero() {
         ExecutorMeters listener = meters.executor("orders");
-        assertThat(registry.find("once.outcomes").tag("namespace", "orders").counters()).hasSize(6)
+        assertThat(registry.find("once.outcomes").tag("namespace", "orders").counters()).hasSize(7)
                 .allSatisfy(c -> assertThat(c.count()).isZero());
         assertThat(registry.get("once.takeovers").tag("namespace", "orders").counter().count()).isZero();
 
@@ -177,6 +177,9 @@ class ExecutorMetersTest {
                 .isEqualTo(1);
         assertThat(registry.get("once.outcomes").tags("namespace", "payments", "outcome", "processed").counter().count())
                 .isZero();
+        listener.onOutcome(new Outcome.CrashLoop<>(payment, 3), Duration.ofMillis(1));
+        assertThat(registry.get("once.outcomes").tags("namespace", "payments", "outcome", "crash-loop").counter()
+                .count()).isEqualTo(1);
         assertThatThrownBy(() -> meters.executor("not a namespace")).isInstanceOf(IllegalArgumentException.class);
     }
 
