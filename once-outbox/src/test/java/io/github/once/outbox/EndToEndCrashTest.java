@@ -50,16 +50,29 @@ class EndToEndCrashTest {
                     await().atMost(Duration.ofSeconds(60)).conditionEvaluationListener(c -> progress(db, consumer))
                             .until(() -> db.count("state = 'SENT'") >= target);
                     List<String> live = relays.names();
-                    String victim = live.get(round % live.size());
                     if (round % 2 == 0) {
-                        String leasedByVictim = "state = 'PENDING' AND lease_owner LIKE '" + victim + "#%'";
-                        await().atMost(Duration.ofSeconds(30)).until(() -> db.count(leasedByVictim) > 0);
+                        // A relay holds leased rows only for the moment of a round: poll fast, and take as the victim
+                        // whichever live relay is caught holding some, so the kill lands mid-batch.
+                        String[] caught = new String[1];
+                        await().atMost(Duration.ofSeconds(30)).pollDelay(Duration.ZERO)
+                                .pollInterval(Duration.ofMillis(2)).until(() -> {
+                                    for (String name : live) {
+                                        if (db.count(leasedBy(name)) > 0) {
+                                            caught[0] = name;
+                                            return true;
+                                        }
+                                    }
+                                    return false;
+                                });
+                        String victim = caught[0];
+                        String leasedByVictim = leasedBy(victim);
                         relays.kill(victim);
                         long held = db.count(leasedByVictim);
                         heldByKilled += held;
                         log.info("Killed relay {} at {} sent rows, holding {} rows under its lease", victim, target, held);
                         relays.start("r" + next++);
                     } else {
+                        String victim = live.get(round % live.size());
                         log.info("Cutting the broker connection of relay {} at {} sent rows", victim, target);
                         cuts.add(CompletableFuture.supplyAsync(() -> relays.cutBrokerConnectionsQuietly(victim)));
                     }
@@ -97,6 +110,10 @@ class EndToEndCrashTest {
                 log.info("Progress unknown: {}", e.toString());
             }
         }
+    }
+
+    private static String leasedBy(String relay) {
+        return "state = 'PENDING' AND lease_owner LIKE '" + relay + "#%'";
     }
 
     private static void writeAll(TestDatabase db, String queue) {
