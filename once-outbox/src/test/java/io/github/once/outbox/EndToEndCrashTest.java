@@ -72,9 +72,22 @@ class EndToEndCrashTest {
                         log.info("Killed relay {} at {} sent rows, holding {} rows under its lease", victim, target, held);
                         relays.start("r" + next++);
                     } else {
-                        String victim = live.get(round % live.size());
-                        log.info("Cutting the broker connection of relay {} at {} sent rows", victim, target);
-                        cuts.add(CompletableFuture.supplyAsync(() -> relays.cutBrokerConnectionsQuietly(victim)));
+                        // A relay started a moment ago may not have connected yet: cut the first live relay that
+                        // has a connection to cut.
+                        log.info("Cutting the broker connection of a live relay at {} sent rows", target);
+                        cuts.add(CompletableFuture.supplyAsync(() -> {
+                            int[] cut = new int[1];
+                            await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100)).until(() -> {
+                                for (String name : live) {
+                                    cut[0] = relays.cutBrokerConnectionsQuietly(name);
+                                    if (cut[0] > 0) {
+                                        return true;
+                                    }
+                                }
+                                return false;
+                            });
+                            return cut[0];
+                        }));
                     }
                 }
                 writer.join();
