@@ -241,26 +241,7 @@ final class ConsumerWorker implements Runnable {
         settlement.close();
     }
 
-    /** The handler's view of one execution. */
+    /** The handler's view of one execution; everything but the attempt and the flag comes from the execution. */
     private record Context(ExecutionContext execution, int attempt, boolean redelivered) implements DeliveryContext {
-        @Override
-        public IdempotencyKey key() {
-            return execution.key();
-        }
-
-        @Override
-        public long fencingToken() {
-            return execution.fencingToken();
-        }
-
-        @Override
-        public boolean leaseHeld() {
-            return execution.leaseHeld();
-        }
-
-        @Override
-        public <R> R resource(Class<R> type) {
-            return execution.resource(type);
-        }
     }
 }
