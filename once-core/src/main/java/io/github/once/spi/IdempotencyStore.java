@@ -9,6 +9,8 @@ import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 
 /**
  * Where records live. A store implements single steps; the algorithm around a handler (claim, renew, complete
@@ -64,6 +66,29 @@ public interface IdempotencyStore extends AutoCloseable {
             done.add(complete(completion.lease(), completion.result(), completion.retention()));
         }
         return done;
+    }
+
+    /**
+     * {@link #claimAll} without holding the caller's thread, for pipelines that claim the next deliveries while
+     * earlier handlers run. Same answers, same order, same failures (completed exceptionally with the exception
+     * {@code claimAll} would throw). The default calls {@code claimAll} on the caller's thread; stores with a
+     * non-blocking client answer on their own.
+     */
+    default CompletionStage<List<ClaimResult>> claimAllAsync(List<ClaimRequest> requests) {
+        try {
+            return CompletableFuture.completedFuture(claimAll(requests));
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /** {@link #completeAll} without holding the caller's thread; as {@link #claimAllAsync}. */
+    default CompletionStage<List<Boolean>> completeAllAsync(List<Completion> completions) {
+        try {
+            return CompletableFuture.completedFuture(completeAll(completions));
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
     }
 
     /**
