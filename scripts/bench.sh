@@ -3,8 +3,8 @@
 # once-bench/target/bench/ (docs/benchmarks.md holds a measured copy).
 #
 #   scripts/bench.sh          quick: 5,000 messages per run, 2 repetitions, short JMH
-#   scripts/bench.sh medium   30,000 messages per run, 3 repetitions, shorter JMH with 1 and 4 threads (about 25 min before the
-#                           Spring container line was added)
+#   scripts/bench.sh medium   30,000 messages per run, 3 repetitions, shorter JMH with 1 and 4 threads
+#                             (about 25 min before the Spring container line was added)
 #   scripts/bench.sh full     100,000 messages per run, 3 repetitions, full JMH with 1 and 4 threads
 #
 # Every mode runs the end-to-end harness three times: the default variants with one channel per consumer, then the
