@@ -168,9 +168,9 @@ public final class EndToEndBenchmark implements Callable<Integer> {
                         + "(variant order rotated), %,d warm-up messages per variant; Once consumers and Spring "
                         + "containers with %d channel(s), maxBatch %s.%n"
                         + "Java %s, %d cores, max heap %d MiB, JVM args %s.%n"
-                        + "Latency: from the consumer taking a delivery in hand to its ack (Spring containers: from "
-                        + "the advice chain's start to its return, which the container's ack follows); 'added' is the "
-                        + "difference to the baseline's percentile.%n",
+                        + "Latency: from the consumer taking a delivery in hand (Spring containers: the advice "
+                        + "chain's start) to its ack written; 'added' is the difference to the baseline's "
+                        + "percentile.%n",
                 LocalDate.now(), messages, size, prefetch, repetitions, warmupMessages, channels,
                 maxBatch == 0 ? "default" : String.valueOf(maxBatch),
                 System.getProperty("java.version"), rt.availableProcessors(), rt.maxMemory() >> 20,

@@ -11,11 +11,9 @@ import io.github.once.rabbitmq.Topology;
 import io.github.once.spi.IdempotencyStore;
 import io.github.once.spring.rabbit.OnceAdvice;
 
-import java.net.URI;
 import java.util.List;
 
 import org.aopalliance.aop.Advice;
-import org.aopalliance.intercept.MethodInterceptor;
 import org.springframework.amqp.core.AcknowledgeMode;
 import org.springframework.amqp.rabbit.connection.CachingConnectionFactory;
 import org.springframework.amqp.rabbit.listener.SimpleMessageListenerContainer;
@@ -24,8 +22,8 @@ import org.springframework.amqp.rabbit.listener.SimpleMessageListenerContainer;
  * Spring AMQP's {@link SimpleMessageListenerContainer}, set up by hand as a {@code @RabbitListener}'s container
  * would be (no Boot): AUTO ack, the run's prefetch, one consumer per channel of the run, and a listener with the
  * baseline's effect. The Once form has once-spring-rabbit's {@link OnceAdvice} in the advice chain, with the queue
- * registered as {@code @Once} registers it. Latency runs from the container handing a message to its advice chain
- * to the chain returning, right before the container acks: the outermost advice takes both times.
+ * registered as {@code @Once} registers it. {@link ContainerAckMeter} times each message from the container
+ * handing it to the advice chain to its ack written.
  */
 final class SpringContainerConsumption implements Consumption {
 
@@ -42,13 +40,15 @@ final class SpringContainerConsumption implements Consumption {
 
     /** The plain container: the listener alone, no guard. */
     static Consumption plain(Variant.Run run) {
-        return start(run, connectionFactory(run), () -> { }, timing(run.meter()));
+        ContainerAckMeter acks = new ContainerAckMeter(run.meter());
+        return start(run, connectionFactory(run, acks), () -> { }, acks.advice());
     }
 
     /** The same container with Once's advice over {@code store}; the store is closed with the run. */
     static Consumption once(Variant.Run run, IdempotencyStore store, IdempotencyConfig config) {
         Meter meter = run.meter();
-        CachingConnectionFactory connectionFactory = connectionFactory(run);
+        ContainerAckMeter acks = new ContainerAckMeter(meter);
+        CachingConnectionFactory connectionFactory = connectionFactory(run, acks);
         OnceAdvice advice = OnceAdvice.builder(store, connectionFactory)
                 .idempotency(config)
                 .executorListener(meter.storeTimes())
@@ -64,7 +64,7 @@ final class SpringContainerConsumption implements Consumption {
             } finally {
                 store.close();
             }
-        }, timing(meter), advice);
+        }, acks.advice(), advice);
         advice.containers(() -> List.of(consumption.container));
         return consumption;
     }
@@ -77,6 +77,7 @@ final class SpringContainerConsumption implements Consumption {
         container.setAcknowledgeMode(AcknowledgeMode.AUTO);
         container.setPrefetchCount(run.prefetch());
         container.setConcurrentConsumers(run.channels());
+        container.setBatchSize(1);
         container.setAdviceChain(adviceChain);
         container.setMessageListener(message -> meter.effect());
         SpringContainerConsumption consumption = new SpringContainerConsumption(container, connectionFactory, resources);
@@ -94,29 +95,11 @@ final class SpringContainerConsumption implements Consumption {
         return consumption;
     }
 
-    private static CachingConnectionFactory connectionFactory(Variant.Run run) {
-        CachingConnectionFactory factory = new CachingConnectionFactory(URI.create(run.services().amqpUri()));
+    private static CachingConnectionFactory connectionFactory(Variant.Run run, ContainerAckMeter acks) {
+        CachingConnectionFactory factory =
+                new CachingConnectionFactory(acks.rabbitConnectionFactory(run.services().amqpUri()));
         factory.setConnectionNameStrategy(f -> "once-bench-spring-container");
         return factory;
-    }
-
-    /**
-     * The outermost advice: the container has the message in hand when the chain starts, and acks it (AUTO) as
-     * soon as the chain returns. A throw would send the message back, which no run should see: it ends the run.
-     */
-    private static MethodInterceptor timing(Meter meter) {
-        return invocation -> {
-            long delivered = meter.delivered();
-            Object result;
-            try {
-                result = invocation.proceed();
-            } catch (Throwable t) {
-                meter.fail("the listener call threw " + t);
-                throw t;
-            }
-            meter.acked(delivered);
-            return result;
-        };
     }
 
     /** Anything but processed (a duplicate, a retry, a requeue) is a failure of the run, as for OnceConsumer. */
