@@ -3,11 +3,13 @@
 # once-bench/target/bench/ (docs/benchmarks.md holds a measured copy).
 #
 #   scripts/bench.sh          quick: 5,000 messages per run, 2 repetitions, short JMH
-#   scripts/bench.sh medium   30,000 messages per run, 3 repetitions, shorter JMH with 1 and 4 threads (about 25 min)
+#   scripts/bench.sh medium   30,000 messages per run, 3 repetitions, shorter JMH with 1 and 4 threads
+#                             (about 25 min before the Spring container line was added)
 #   scripts/bench.sh full     100,000 messages per run, 3 repetitions, full JMH with 1 and 4 threads
 #
-# Both modes run the end-to-end harness twice: every variant with one channel per consumer, then the baseline
-# and the Redis and transactional JDBC variants with 4 channels per Once consumer (prefetch 250 on each channel).
+# Every mode runs the end-to-end harness three times: the default variants with one channel per consumer, then the
+# baseline and the Redis and transactional JDBC variants with 4 channels per Once consumer (prefetch 250 on each
+# channel), then the baseline and Spring AMQP listener containers, plain and with Once's advice (in-memory and Redis).
 #
 # Services (defaults: the project's local ones) can be changed with JAVA_OPTS, e.g.
 #   JAVA_OPTS="-Donce.bench.redis=redis://127.0.0.1:6380" scripts/bench.sh
@@ -56,6 +58,10 @@ java "${java_opts[@]}" -cp "$cp" io.github.once.bench.e2e.EndToEndBenchmark "${e
 echo "End to end, 4 channels per Once consumer ($mode)..."
 java "${java_opts[@]}" -cp "$cp" io.github.once.bench.e2e.EndToEndBenchmark "${e2e_args[@]}" --channels 4 \
     --variants baseline,once-redis,once-redis-batch,once-jdbc-tx,once-jdbc-tx-batch --output "$out/end-to-end-4ch.md" | tee "$out/end-to-end-4ch.log"
+echo "End to end, Spring AMQP containers ($mode)..."
+java "${java_opts[@]}" -cp "$cp" io.github.once.bench.e2e.EndToEndBenchmark "${e2e_args[@]}" \
+    --variants baseline,spring-plain,spring-once-memory,spring-once-redis --output "$out/end-to-end-spring.md" \
+    | tee "$out/end-to-end-spring.log"
 
 echo "Store level, JMH ($mode)..."
 # One thread: each call waits for its round trips. Four: calls share connections and pipeline.
@@ -66,4 +72,4 @@ for threads in "${jmh_threads[@]}"; do
 done
 
 echo
-echo "Results in $out/: end-to-end.md, end-to-end-4ch.md, store-t*.txt"
+echo "Results in $out/: end-to-end.md, end-to-end-4ch.md, end-to-end-spring.md, store-t*.txt"

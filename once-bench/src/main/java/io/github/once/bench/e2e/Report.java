@@ -50,7 +50,7 @@ final class Report {
                 + "| store share |\n");
         out.append("|---|---:|---:|---:|---:|---:|---:|\n");
         for (Map.Entry<Variant, List<RunResult>> e : byVariant.entrySet()) {
-            if (e.getKey() == Variant.BASELINE) {
+            if (!e.getKey().guarded()) {
                 continue;
             }
             StoreTimes times = new StoreTimes();

@@ -1,7 +1,10 @@
 package io.github.once.bench.e2e;
 
-/** One variant's run: throughput from first delivery to last ack, the sorted per-message latencies, peak heap. */
-record RunResult(Variant variant, int repetition, int messages, double seconds, long[] sortedLatencies,
+/**
+ * One variant's run: the effects counted, throughput from first delivery to last ack, the sorted per-message
+ * latencies, peak heap.
+ */
+record RunResult(Variant variant, int repetition, int messages, long effects, double seconds, long[] sortedLatencies,
                  long peakHeapBytes, StoreTimes storeTimes) {
 
     double messagesPerSecond() {

@@ -17,11 +17,16 @@ import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumSet;
+import java.util.List;
 import java.util.Locale;
+import java.util.Set;
 
 /**
  * The consumers compared end to end. Each run gets a fresh queue filled the same way and a fresh key namespace;
- * every variant runs the same effect (a counter) per message.
+ * every variant runs the same effect (a counter) per message. The Spring container variants compare Once's advice
+ * with the plain Spring AMQP listener it wraps, and run only when named.
  */
 enum Variant {
 
@@ -82,7 +87,32 @@ enum Variant {
             OnceJdbc jdbc = OnceJdbc.open(run.services(), run.namespace());
             return once(run, JdbcTransactionScope.executor(jdbc.store()).config(CONFIG).listener(run.meter().storeTimes()).build(), true, jdbc);
         }
+    },
+    SPRING_PLAIN("Spring AMQP SimpleMessageListenerContainer, AUTO ack, no guard") {
+        @Override
+        Consumption start(Run run) {
+            return SpringContainerConsumption.plain(run);
+        }
+    },
+    SPRING_ONCE_MEMORY("the same container with once-spring-rabbit's OnceAdvice, in-memory store") {
+        @Override
+        Consumption start(Run run) {
+            return SpringContainerConsumption.once(run, InMemoryIdempotencyStore.create(), CONFIG);
+        }
+    },
+    SPRING_ONCE_REDIS("the same container with once-spring-rabbit's OnceAdvice, Redis store") {
+        @Override
+        Consumption start(Run run) {
+            return SpringContainerConsumption.once(run,
+                    RedisIdempotencyStore.builder().uri(run.services().redisUri()).build(), CONFIG);
+        }
     };
+
+    /** Run only when named, so the default list stays as long as it was; scripts/bench.sh runs them on their own. */
+    private static final Set<Variant> ON_REQUEST = EnumSet.of(SPRING_PLAIN, SPRING_ONCE_MEMORY, SPRING_ONCE_REDIS);
+
+    /** No Once in them, so no store calls to report. */
+    private static final Set<Variant> UNGUARDED = EnumSet.of(BASELINE, SPRING_PLAIN);
 
     /**
      * The defaults (30 s lease, SHA-256 fingerprints) with a 10-minute retention, so a run's records leave the
@@ -99,6 +129,18 @@ enum Variant {
 
     String description() {
         return description;
+    }
+
+    /** The variants run when none are named: all but the Spring container ones. */
+    static List<Variant> defaults() {
+        List<Variant> list = new ArrayList<>(List.of(values()));
+        list.removeAll(ON_REQUEST);
+        return list;
+    }
+
+    /** Whether the variant runs Once, so that its store calls are timed. */
+    boolean guarded() {
+        return !UNGUARDED.contains(this);
     }
 
     String label() {
