@@ -39,8 +39,7 @@ public enum Rival {
         public RepositoryUnderTest open(Services services) {
             // Unique keys pile up during a benchmark: let them expire quickly so the store purges instead of
             // refusing new keys when it reaches its bound.
-            InMemoryIdempotencyStore store = InMemoryIdempotencyStore.builder().maxRecords(4_000_000).build();
-            return new OnceRepository(store, namespace(), Duration.ofSeconds(1), () -> { });
+            return onceMemory(Duration.ofSeconds(1));
         }
     },
     CAMEL_MEMORY("memory") {
@@ -182,6 +181,12 @@ public enum Rival {
     }
 
     /** Opens a fresh instance on its own namespace. */
+    /** Once's in-memory store with records kept for {@code retention}: tests keep them longer than a benchmark. */
+    static RepositoryUnderTest onceMemory(Duration retention) {
+        InMemoryIdempotencyStore store = InMemoryIdempotencyStore.builder().maxRecords(4_000_000).build();
+        return new OnceRepository(store, namespace(), retention, () -> { });
+    }
+
     public abstract RepositoryUnderTest open(Services services);
 
     static String namespace() {
