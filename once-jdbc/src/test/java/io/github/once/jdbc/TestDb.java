@@ -30,21 +30,26 @@ enum TestDb {
 
     /** A pool on another database of the same server, read-committed and auto-commit. */
     static HikariDataSource pool(String url, String user, String name) {
-        return pool(url, user, name, "TRANSACTION_READ_COMMITTED", true);
+        return pool(url, user, name, "TRANSACTION_READ_COMMITTED", true, 24);
     }
 
     /** A pool with the given isolation (e.g. TRANSACTION_REPEATABLE_READ) and auto-commit default. */
     HikariDataSource pool(String isolation, boolean autoCommit) {
-        return pool(url, user, "once-test-" + name().toLowerCase() + "-" + isolation, isolation, autoCommit);
+        return pool(url, user, "once-test-" + name().toLowerCase() + "-" + isolation, isolation, autoCommit, 24);
+    }
+
+    /** A read-committed, auto-commit pool of one connection: every statement runs in one server session. */
+    HikariDataSource singleConnectionPool() {
+        return pool(url, user, "once-test-" + name().toLowerCase() + "-single", "TRANSACTION_READ_COMMITTED", true, 1);
     }
 
     private static HikariDataSource pool(String url, String user, String name, String isolation,
-            boolean autoCommit) {
+            boolean autoCommit, int size) {
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl(url);
         config.setUsername(user);
         config.setPassword("");
-        config.setMaximumPoolSize(24);
+        config.setMaximumPoolSize(size);
         config.setMinimumIdle(0);
         config.setConnectionTimeout(5_000);
         config.setAutoCommit(autoCommit);
