@@ -26,6 +26,9 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
@@ -80,7 +83,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         this.connections = connections;
         this.keys = keys;
         this.timeout = timeout;
-        this.calls = new ScriptCalls(connections.commands(), timeout);
+        this.calls = new ScriptCalls(connections.commands(), connections.timer(), timeout);
     }
 
     public static Builder builder() {
@@ -102,22 +105,40 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
      */
     @Override
     public List<ClaimResult> claimAll(List<ClaimRequest> requests) {
-        int n = requests.size();
-        if (n == 0) {
+        if (requests.isEmpty()) {
             return List.of();
         }
-        byte[][] keyNames = new byte[n][];
-        byte[][][] args = new byte[n][][];
-        for (int i = 0; i < n; i++) {
-            ClaimRequest request = requests.get(i);
-            keyNames[i] = keys.key(request.key());
-            args[i] = claimArgs(request);
-        }
+        Calls batch = Calls.claims(keys, requests);
         List<Object> replies = connections.cluster()
-                ? eachKey(LuaScript.CLAIM, ScriptOutputType.MULTI, keyNames, args)
-                : inChunks(LuaScript.CLAIM_ALL, keyNames, args);
-        List<ClaimResult> results = new ArrayList<>(n);
-        for (int i = 0; i < n; i++) {
+                ? eachKey(LuaScript.CLAIM, ScriptOutputType.MULTI, batch.keyNames, batch.args)
+                : inChunks(LuaScript.CLAIM_ALL, batch.keyNames, batch.args);
+        return claimResults(requests, replies);
+    }
+
+    /**
+     * {@link #claimAll} without holding any thread: the same script calls, answered on Lettuce's I/O thread (so
+     * stages that depend on it must not block; use their {@code ...Async} forms with an executor to do blocking
+     * work). Fails as {@code claimAll} would throw, with the same exceptions.
+     */
+    @Override
+    public CompletionStage<List<ClaimResult>> claimAllAsync(List<ClaimRequest> requests) {
+        try {
+            if (requests.isEmpty()) {
+                return CompletableFuture.completedFuture(List.of());
+            }
+            Calls batch = Calls.claims(keys, requests);
+            CompletableFuture<List<Object>> replies = connections.cluster()
+                    ? eachKeyAsync(LuaScript.CLAIM, ScriptOutputType.MULTI, batch.keyNames, batch.args)
+                    : inChunksAsync(LuaScript.CLAIM_ALL, batch.keyNames, batch.args, 0, new ArrayList<>());
+            return settled(replies.thenApply(r -> claimResults(requests, r)));
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    private static List<ClaimResult> claimResults(List<ClaimRequest> requests, List<Object> replies) {
+        List<ClaimResult> results = new ArrayList<>(requests.size());
+        for (int i = 0; i < requests.size(); i++) {
             results.add(Replies.claim(requests.get(i).key(), Replies.list(replies.get(i))));
         }
         return results;
@@ -133,25 +154,64 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     /** One script call per chunk on a single Redis, one pipelined call per key on a cluster, as {@link #claimAll}. */
     @Override
     public List<Boolean> completeAll(List<Completion> completions) {
-        int n = completions.size();
-        if (n == 0) {
+        if (completions.isEmpty()) {
             return List.of();
         }
-        byte[][] keyNames = new byte[n][];
-        byte[][][] args = new byte[n][][];
-        for (int i = 0; i < n; i++) {
-            Completion completion = completions.get(i);
-            keyNames[i] = keys.key(completion.lease().key());
-            args[i] = completeArgs(completion.lease(), completion.result(), completion.retention());
-        }
+        Calls batch = Calls.completions(keys, completions);
         List<Object> replies = connections.cluster()
-                ? eachKey(LuaScript.COMPLETE, ScriptOutputType.INTEGER, keyNames, args)
-                : inChunks(LuaScript.COMPLETE_ALL, keyNames, args);
-        List<Boolean> done = new ArrayList<>(n);
+                ? eachKey(LuaScript.COMPLETE, ScriptOutputType.INTEGER, batch.keyNames, batch.args)
+                : inChunks(LuaScript.COMPLETE_ALL, batch.keyNames, batch.args);
+        return completionResults(replies);
+    }
+
+    /** {@link #completeAll} without holding any thread, as {@link #claimAllAsync}. */
+    @Override
+    public CompletionStage<List<Boolean>> completeAllAsync(List<Completion> completions) {
+        try {
+            if (completions.isEmpty()) {
+                return CompletableFuture.completedFuture(List.of());
+            }
+            Calls batch = Calls.completions(keys, completions);
+            CompletableFuture<List<Object>> replies = connections.cluster()
+                    ? eachKeyAsync(LuaScript.COMPLETE, ScriptOutputType.INTEGER, batch.keyNames, batch.args)
+                    : inChunksAsync(LuaScript.COMPLETE_ALL, batch.keyNames, batch.args, 0, new ArrayList<>());
+            return settled(replies.thenApply(RedisIdempotencyStore::completionResults));
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    private static List<Boolean> completionResults(List<Object> replies) {
+        List<Boolean> done = new ArrayList<>(replies.size());
         for (Object reply : replies) {
             done.add(Replies.done(reply));
         }
         return done;
+    }
+
+    /** The keys and the arguments of one script call per key, in the order of the batch. */
+    private record Calls(byte[][] keyNames, byte[][][] args) {
+        static Calls claims(KeyLayout keys, List<ClaimRequest> requests) {
+            int n = requests.size();
+            Calls calls = new Calls(new byte[n][], new byte[n][][]);
+            for (int i = 0; i < n; i++) {
+                ClaimRequest request = requests.get(i);
+                calls.keyNames[i] = keys.key(request.key());
+                calls.args[i] = claimArgs(request);
+            }
+            return calls;
+        }
+
+        static Calls completions(KeyLayout keys, List<Completion> completions) {
+            int n = completions.size();
+            Calls calls = new Calls(new byte[n][], new byte[n][][]);
+            for (int i = 0; i < n; i++) {
+                Completion completion = completions.get(i);
+                calls.keyNames[i] = keys.key(completion.lease().key());
+                calls.args[i] = completeArgs(completion.lease(), completion.result(), completion.retention());
+            }
+            return calls;
+        }
     }
 
     /**
@@ -161,19 +221,52 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
      */
     private List<Object> inChunks(LuaScript script, byte[][] keyNames, byte[][][] args) {
         int n = keyNames.length;
-        int perKey = script.argsPerKey();
         List<Object> replies = new ArrayList<>(n);
         for (int from = 0; from < n; from += BATCH_CHUNK) {
             int to = Math.min(n, from + BATCH_CHUNK);
-            byte[][] chunkArgs = new byte[(to - from) * perKey][];
-            for (int i = from; i < to; i++) {
-                System.arraycopy(args[i], 0, chunkArgs, (i - from) * perKey, perKey);
-            }
             List<Object> reply = calls.call(script, ScriptOutputType.MULTI, Arrays.copyOfRange(keyNames, from, to),
-                    chunkArgs);
+                    chunkArgs(script, args, from, to));
             replies.addAll(Replies.batch(reply, to - from));
         }
         return replies;
+    }
+
+    /** {@link #inChunks} without waiting: the chunk from {@code from} on, then the next once it answered. */
+    private CompletableFuture<List<Object>> inChunksAsync(LuaScript script, byte[][] keyNames, byte[][][] args,
+            int from, List<Object> replies) {
+        int to = Math.min(keyNames.length, from + BATCH_CHUNK);
+        return calls.<List<Object>>callAsync(script, ScriptOutputType.MULTI, Arrays.copyOfRange(keyNames, from, to),
+                chunkArgs(script, args, from, to)).thenCompose(reply -> {
+                    replies.addAll(Replies.batch(reply, to - from));
+                    return to < keyNames.length ? inChunksAsync(script, keyNames, args, to, replies)
+                            : CompletableFuture.completedFuture(replies);
+                });
+    }
+
+    /** The arguments of keys {@code from} to {@code to}, one key's after another's, as a batch script takes them. */
+    private static byte[][] chunkArgs(LuaScript script, byte[][][] args, int from, int to) {
+        int perKey = script.argsPerKey();
+        byte[][] chunkArgs = new byte[(to - from) * perKey][];
+        for (int i = from; i < to; i++) {
+            System.arraycopy(args[i], 0, chunkArgs, (i - from) * perKey, perKey);
+        }
+        return chunkArgs;
+    }
+
+    /**
+     * A stage that completes as {@code future} does, but with the failure itself rather than the
+     * {@link CompletionException} that dependent stages wrap it in: callers see what the synchronous call throws.
+     */
+    private static <T> CompletableFuture<T> settled(CompletableFuture<T> future) {
+        CompletableFuture<T> settled = new CompletableFuture<>();
+        future.whenComplete((value, failure) -> {
+            if (failure == null) {
+                settled.complete(value);
+            } else {
+                settled.completeExceptionally(ScriptCalls.cause(failure));
+            }
+        });
+        return settled;
     }
 
     /** Runs a single-key script on every key: as {@link #claimAll} does, one round trip per chunk. */
@@ -202,6 +295,27 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
             replies.add(calls.await(futures.get(i), deadline, script, type, new byte[][] {keyNames[i]}, args[i]));
         }
         return replies;
+    }
+
+    /**
+     * {@link #eachKey} without waiting. Replies of one node arrive in order and each NOSCRIPT is retried as its
+     * reply arrives, so order among repeated keys is kept here too. Fails with the failure of the first key that
+     * failed, as {@code eachKey} would throw.
+     */
+    private CompletableFuture<List<Object>> eachKeyAsync(LuaScript script, ScriptOutputType type, byte[][] keyNames,
+            byte[][][] args) {
+        int n = keyNames.length;
+        List<CompletableFuture<Object>> futures = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            futures.add(calls.callAsync(script, type, new byte[][] {keyNames[i]}, args[i]));
+        }
+        return CompletableFuture.allOf(futures.toArray(CompletableFuture[]::new)).handle((all, failure) -> {
+            List<Object> replies = new ArrayList<>(n);
+            for (CompletableFuture<Object> future : futures) {
+                replies.add(future.join()); // the first that failed throws here, in key order
+            }
+            return replies;
+        });
     }
 
     private static void requirePositive(Duration value, String name) {

@@ -13,6 +13,7 @@ import io.lettuce.core.codec.ByteArrayCodec;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -102,6 +103,65 @@ class RedisRoundTripTest {
         assertThat(storeCommands()).isEqualTo(Map.of("evalsha", (long) N));
         assertThat(scriptReads()).isEqualTo(N);
         assertThat(reads).as("socket reads for %d single claims", N).isEqualTo(N);
+    }
+
+    /** Every command Redis ran since the last reset, those scripts ran inside included, less the counting connection's. */
+    private static Map<String, Long> allCommands() {
+        Map<String, Long> calls = stats.commandCalls();
+        calls.keySet().removeAll(Set.of("config|resetstat", "info"));
+        return calls;
+    }
+
+    /**
+     * A new key needs its clock, one read, one write and its expiry, and nothing more: no HDEL, no second write,
+     * with or without a fingerprint or a result.
+     */
+    @Test
+    void aNewKeyRunsOnlyTheCommandsItNeeds() {
+        Map<String, Long> lean = Map.of("evalsha", 1L, "time", 1L, "hmget", 1L, "hset", 1L, "pexpireat", 1L);
+        int n = 0;
+        for (String fingerprint : Arrays.asList("fp", null)) {
+            for (byte[] result : Arrays.asList("done".getBytes(StandardCharsets.UTF_8), null)) {
+                IdempotencyKey key = IdempotencyKey.of(namespace, "lean-" + n++);
+                stats.reset();
+
+                ClaimResult claim = store.claim(new ClaimRequest(key, fingerprint, LEASE, RETENTION));
+
+                assertThat(allCommands()).as("commands to claim %s", key).isEqualTo(lean);
+                assertThat(((ClaimResult.Acquired) claim).takeovers()).isZero();
+                stats.reset();
+
+                assertThat(store.complete(((ClaimResult.Acquired) claim).lease(), result, RETENTION)).isTrue();
+
+                assertThat(allCommands()).as("commands to complete %s", key).isEqualTo(lean);
+                IdempotencyRecord record = store.find(key).orElseThrow();
+                assertThat(record.fingerprint()).isEqualTo(fingerprint);
+                assertThat(record.result()).isEqualTo(result);
+            }
+        }
+    }
+
+    @Test
+    void asyncCallsSendWhatSyncCallsSend() {
+        List<ClaimRequest> batch = new ArrayList<>();
+        for (int i = 0; i < N; i++) {
+            batch.add(request("async-" + i));
+        }
+        stats.reset();
+
+        List<ClaimResult> claimed = store.claimAllAsync(batch).toCompletableFuture().join();
+
+        assertThat(claimed).hasSize(N).allMatch(r -> r instanceof ClaimResult.Acquired);
+        assertThat(storeCommands()).isEqualTo(Map.of("evalsha", 1L));
+        List<Completion> completions = new ArrayList<>();
+        for (ClaimResult result : claimed) {
+            completions.add(new Completion(((ClaimResult.Acquired) result).lease(), null, RETENTION));
+        }
+        assertThat(store.completeAllAsync(completions).toCompletableFuture().join()).hasSize(N).containsOnly(true);
+        assertThat(storeCommands()).isEqualTo(Map.of("evalsha", 2L));
+        assertThat(store.claimAllAsync(List.of(request("async-one"))).toCompletableFuture().join())
+                .hasExactlyElementsOfTypes(ClaimResult.Acquired.class);
+        assertThat(storeCommands()).isEqualTo(Map.of("evalsha", 3L));
     }
 
     @Test
