@@ -32,6 +32,8 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
+import java.util.function.Supplier;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -108,11 +110,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         if (requests.isEmpty()) {
             return List.of();
         }
-        Calls batch = Calls.claims(keys, requests);
-        List<Object> replies = connections.cluster()
-                ? eachKey(LuaScript.CLAIM, ScriptOutputType.MULTI, batch.keyNames, batch.args)
-                : inChunks(LuaScript.CLAIM_ALL, batch.keyNames, batch.args);
-        return claimResults(requests, replies);
+        return claimResults(requests, onEachKey(LuaScript.CLAIM, LuaScript.CLAIM_ALL, ScriptOutputType.MULTI,
+                Calls.claims(keys, requests)));
     }
 
     /**
@@ -122,18 +121,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
      */
     @Override
     public CompletionStage<List<ClaimResult>> claimAllAsync(List<ClaimRequest> requests) {
-        try {
-            if (requests.isEmpty()) {
-                return CompletableFuture.completedFuture(List.of());
-            }
-            Calls batch = Calls.claims(keys, requests);
-            CompletableFuture<List<Object>> replies = connections.cluster()
-                    ? eachKeyAsync(LuaScript.CLAIM, ScriptOutputType.MULTI, batch.keyNames, batch.args)
-                    : inChunksAsync(LuaScript.CLAIM_ALL, batch.keyNames, batch.args, 0, new ArrayList<>());
-            return settled(replies.thenApply(r -> claimResults(requests, r)));
-        } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(e);
-        }
+        return onEachKeyAsync(LuaScript.CLAIM, LuaScript.CLAIM_ALL, ScriptOutputType.MULTI,
+                () -> Calls.claims(keys, requests), replies -> claimResults(requests, replies));
     }
 
     private static List<ClaimResult> claimResults(List<ClaimRequest> requests, List<Object> replies) {
@@ -157,28 +146,15 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         if (completions.isEmpty()) {
             return List.of();
         }
-        Calls batch = Calls.completions(keys, completions);
-        List<Object> replies = connections.cluster()
-                ? eachKey(LuaScript.COMPLETE, ScriptOutputType.INTEGER, batch.keyNames, batch.args)
-                : inChunks(LuaScript.COMPLETE_ALL, batch.keyNames, batch.args);
-        return completionResults(replies);
+        return completionResults(onEachKey(LuaScript.COMPLETE, LuaScript.COMPLETE_ALL, ScriptOutputType.INTEGER,
+                Calls.completions(keys, completions)));
     }
 
     /** {@link #completeAll} without holding any thread, as {@link #claimAllAsync}. */
     @Override
     public CompletionStage<List<Boolean>> completeAllAsync(List<Completion> completions) {
-        try {
-            if (completions.isEmpty()) {
-                return CompletableFuture.completedFuture(List.of());
-            }
-            Calls batch = Calls.completions(keys, completions);
-            CompletableFuture<List<Object>> replies = connections.cluster()
-                    ? eachKeyAsync(LuaScript.COMPLETE, ScriptOutputType.INTEGER, batch.keyNames, batch.args)
-                    : inChunksAsync(LuaScript.COMPLETE_ALL, batch.keyNames, batch.args, 0, new ArrayList<>());
-            return settled(replies.thenApply(RedisIdempotencyStore::completionResults));
-        } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(e);
-        }
+        return onEachKeyAsync(LuaScript.COMPLETE, LuaScript.COMPLETE_ALL, ScriptOutputType.INTEGER,
+                () -> Calls.completions(keys, completions), RedisIdempotencyStore::completionResults);
     }
 
     private static List<Boolean> completionResults(List<Object> replies) {
@@ -273,6 +249,30 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     List<Object> onEachKey(LuaScript single, LuaScript batch, ScriptOutputType type, byte[][] keyNames,
             byte[][][] args) {
         return connections.cluster() ? eachKey(single, type, keyNames, args) : inChunks(batch, keyNames, args);
+    }
+
+    private List<Object> onEachKey(LuaScript single, LuaScript batch, ScriptOutputType type, Calls calls) {
+        return onEachKey(single, batch, type, calls.keyNames, calls.args);
+    }
+
+    /**
+     * {@link #onEachKey} without waiting, then {@code answers} from the replies. Whatever fails, from preparing the
+     * calls on, fails the stage with the exception the synchronous call throws.
+     */
+    private <R> CompletionStage<List<R>> onEachKeyAsync(LuaScript single, LuaScript batch, ScriptOutputType type,
+            Supplier<Calls> prepare, Function<List<Object>, List<R>> answers) {
+        try {
+            Calls calls = prepare.get();
+            if (calls.keyNames.length == 0) {
+                return CompletableFuture.completedFuture(List.of());
+            }
+            CompletableFuture<List<Object>> replies = connections.cluster()
+                    ? eachKeyAsync(single, type, calls.keyNames, calls.args)
+                    : inChunksAsync(batch, calls.keyNames, calls.args, 0, new ArrayList<>());
+            return settled(replies.thenApply(answers));
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
     }
 
     /** Operators' view of this store's records (counts and listings SCAN the key prefix). */

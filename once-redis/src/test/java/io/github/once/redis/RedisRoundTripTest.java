@@ -6,6 +6,7 @@ import io.github.once.spi.ClaimRequest;
 import io.github.once.spi.ClaimResult;
 import io.github.once.spi.Completion;
 import io.github.once.spi.Lease;
+import io.github.once.testkit.Answers;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.codec.ByteArrayCodec;
@@ -255,8 +256,8 @@ class RedisRoundTripTest {
         for (ClaimRequest request : singleRequests) {
             singles.add(store.claim(request));
         }
-        assertThat(batched.stream().map(RedisRoundTripTest::describe).toList())
-                .isEqualTo(singles.stream().map(RedisRoundTripTest::describe).toList());
+        assertThat(batched.stream().map(Answers::describe).toList())
+                .isEqualTo(singles.stream().map(Answers::describe).toList());
         assertThat(batched.stream().map(r -> r.getClass().getSimpleName()).distinct())
                 .containsExactlyInAnyOrder("Acquired", "Busy", "Duplicate", "Conflict");
 
@@ -276,9 +277,9 @@ class RedisRoundTripTest {
         }
         assertThat(batchDone).isEqualTo(singleDone).contains(true, false);
         for (int i = 0; i < 300; i++) {
-            assertThat(store.find(IdempotencyKey.of(batchSpace, "k-" + i)).map(RedisRoundTripTest::describe))
+            assertThat(store.find(IdempotencyKey.of(batchSpace, "k-" + i)).map(Answers::describe))
                     .as("record k-%d", i)
-                    .isEqualTo(store.find(IdempotencyKey.of(singleSpace, "k-" + i)).map(RedisRoundTripTest::describe));
+                    .isEqualTo(store.find(IdempotencyKey.of(singleSpace, "k-" + i)).map(Answers::describe));
         }
     }
 
@@ -329,25 +330,6 @@ class RedisRoundTripTest {
             completions.add(new Completion(lease, "again".getBytes(StandardCharsets.UTF_8), RETENTION));
         }
         return completions;
-    }
-
-    /** What a claim answered, without the namespace and times (the two runs differ only in those). */
-    private static String describe(ClaimResult result) {
-        if (result instanceof ClaimResult.Acquired acquired) {
-            return "Acquired " + acquired.lease().key().id();
-        }
-        if (result instanceof ClaimResult.Duplicate duplicate) {
-            return "Duplicate " + describe(duplicate.record());
-        }
-        if (result instanceof ClaimResult.Conflict conflict) {
-            return "Conflict " + describe(conflict.record());
-        }
-        return result.getClass().getSimpleName();
-    }
-
-    private static String describe(IdempotencyRecord record) {
-        return record.key().id() + " " + record.state() + " " + record.fingerprint() + " "
-                + (record.result() == null ? "no result" : new String(record.result(), StandardCharsets.UTF_8));
     }
 
     @Test

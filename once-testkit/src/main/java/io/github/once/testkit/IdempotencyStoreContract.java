@@ -574,25 +574,6 @@ public abstract class IdempotencyStoreContract {
                 : "failed with " + failure.getClass().getName();
     }
 
-    /** A claim's answer without what differs between two namespaces and two instants (keys' namespace, times, tokens). */
-    private static String describe(ClaimResult result) {
-        if (result instanceof ClaimResult.Acquired acquired) {
-            return "Acquired " + acquired.lease().key().id() + " takeovers " + acquired.takeovers();
-        }
-        if (result instanceof ClaimResult.Duplicate duplicate) {
-            return "Duplicate " + describe(duplicate.record());
-        }
-        if (result instanceof ClaimResult.Conflict conflict) {
-            return "Conflict " + describe(conflict.record());
-        }
-        return result.getClass().getSimpleName();
-    }
-
-    private static String describe(IdempotencyRecord record) {
-        return record.key().id() + " " + record.state() + " " + record.fingerprint() + " "
-                + (record.result() == null ? "no result" : new String(record.result(), StandardCharsets.UTF_8));
-    }
-
     /**
      * Records in every state a claim can meet, in namespace {@code ns}, and a batch that claims them: a new key,
      * a live lease, a completed key, a completed key and a live lease under another fingerprint, a released key,
@@ -623,8 +604,8 @@ public abstract class IdempotencyStoreContract {
         List<ClaimResult> expected = store.claimAll(sync);
         List<ClaimResult> answered = settle(store.claimAllAsync(async));
 
-        assertThat(answered.stream().map(IdempotencyStoreContract::describe).toList())
-                .isEqualTo(expected.stream().map(IdempotencyStoreContract::describe).toList());
+        assertThat(answered.stream().map(Answers::describe).toList())
+                .isEqualTo(expected.stream().map(Answers::describe).toList());
         assertThat(answered.stream().map(r -> r.getClass().getSimpleName()).distinct())
                 .containsExactlyInAnyOrder("Acquired", "Busy", "Duplicate", "Conflict");
         for (ClaimResult result : answered) {
@@ -664,9 +645,9 @@ public abstract class IdempotencyStoreContract {
 
         assertThat(answered).isEqualTo(expected).containsExactly(true, false, false, false, true, false);
         for (int i = 0; i < sync.size(); i++) {
-            assertThat(store.find(async.get(i).lease().key()).map(IdempotencyStoreContract::describe))
+            assertThat(store.find(async.get(i).lease().key()).map(Answers::describe))
                     .as("record of %s", async.get(i).lease().key().id())
-                    .isEqualTo(store.find(sync.get(i).lease().key()).map(IdempotencyStoreContract::describe));
+                    .isEqualTo(store.find(sync.get(i).lease().key()).map(Answers::describe));
         }
     }
 
