@@ -13,10 +13,14 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
+import java.util.Comparator;
 import java.util.HashMap;
+import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.ThreadLocalRandom;
 
 /** Runs claim statements on a connection the caller manages (its transaction, its commit). */
@@ -66,8 +70,48 @@ final class Claims {
         return List.of(results);
     }
 
-    /** One statement for keys that are all different. */
+    /** True when {@code requests} go in one claim statement: every key different, at most {@value #MAX_ROWS}. */
+    static boolean oneStatement(List<ClaimRequest> requests) {
+        return requests.size() == 1 || distinctAndFew(requests.stream().map(ClaimRequest::key).toList());
+    }
+
+    /** Every key different, and at most {@value #MAX_ROWS} of them: what one claim or completion statement takes. */
+    static boolean distinctAndFew(List<IdempotencyKey> keys) {
+        if (keys.size() > MAX_ROWS) {
+            return false;
+        }
+        Set<String> seen = new HashSet<>();
+        for (IdempotencyKey key : keys) {
+            if (!seen.add(id(key))) {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    /**
+     * One statement for keys that are all different, inside the caller's transaction. A key whose row the
+     * statement left alone and this transaction no longer sees held is reported as a serialization failure (see
+     * {@link #claimOrUnseen}), which callers answer like any lost race.
+     */
     List<ClaimResult> claimDistinct(Connection c, List<ClaimRequest> requests) throws SQLException {
+        List<ClaimResult> answers = claimOrUnseen(c, requests);
+        for (int i = 0; i < answers.size(); i++) {
+            if (answers.get(i) == null) {
+                throw new SQLException("the row of " + requests.get(i).key() + " in " + sql.table + " changed after"
+                        + " this transaction's snapshot", SERIALIZATION_FAILURE);
+            }
+        }
+        return answers;
+    }
+
+    /**
+     * One statement for keys that are all different: each answer, or null for a key whose row the statement left
+     * alone and a fresh read no longer finds completed or under a live lease (released, expired or deleted
+     * meanwhile; or, under REPEATABLE READ, not visible to this transaction's older snapshot). Such a key may be
+     * claimed again.
+     */
+    List<ClaimResult> claimOrUnseen(Connection c, List<ClaimRequest> requests) throws SQLException {
         long[] claimIds = new long[requests.size()];
         Map<String, Row> rows = new HashMap<>();
         try (PreparedStatement ps = c.prepareStatement(sql.claim(requests.size()))) {
@@ -77,7 +121,7 @@ final class Claims {
             for (int i = 0; i < order.length; i++) {
                 order[i] = i;
             }
-            java.util.Arrays.sort(order, java.util.Comparator.comparing(i -> id(requests.get(i).key())));
+            Arrays.sort(order, Comparator.comparing(i -> id(requests.get(i).key())));
             int p = 1;
             for (int i : order) {
                 ClaimRequest r = requests.get(i);
@@ -103,7 +147,7 @@ final class Claims {
             if (row == null) {
                 row = heldRow(c, r);
             }
-            results.add(answer(r, row, claimIds[i]));
+            results.add(row == null ? null : answer(r, row, claimIds[i]));
         }
         return results;
     }
@@ -111,9 +155,8 @@ final class Claims {
     /**
      * The claim left a row unchanged without returning it: the row is completed or under a live lease (H2 returns
      * only rows it wrote; PostgreSQL saw the row become untakeable after its snapshot). A fresh statement reads it
-     * under READ COMMITTED. When this transaction cannot see it (REPEATABLE READ with an older snapshot) or it
-     * became takeable meanwhile, this reports a serialization failure, which callers answer like any lost race: a
-     * bounded number of new transactions, then an answer from a fresh read.
+     * under READ COMMITTED. Null when this transaction cannot see it (REPEATABLE READ with an older snapshot) or it
+     * became takeable meanwhile.
      */
     private Row heldRow(Connection c, ClaimRequest r) throws SQLException {
         try (PreparedStatement ps = c.prepareStatement(sql.heldRow())) {
@@ -121,13 +164,9 @@ final class Claims {
             sql.bindText(ps, 1, r.key().namespace());
             sql.bindText(ps, 2, r.key().storageId());
             try (ResultSet rs = ps.executeQuery()) {
-                if (rs.next()) {
-                    return row(rs);
-                }
+                return rs.next() ? row(rs) : null;
             }
         }
-        throw new SQLException("the row of " + r.key() + " in " + sql.table + " changed after this transaction's"
-                + " snapshot", SERIALIZATION_FAILURE);
     }
 
     private Row row(ResultSet rs) throws SQLException {

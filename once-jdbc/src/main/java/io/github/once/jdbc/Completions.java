@@ -28,6 +28,19 @@ final class Completions {
     }
 
     /**
+     * True when {@code completions} need one statement and nothing after it: keys all different, at most
+     * {@value Claims#MAX_ROWS}, and on MariaDB a single one (for more, when only some were recorded, MariaDB reads
+     * back which in a second statement, inside the same transaction).
+     */
+    static boolean oneStatement(JdbcDialect dialect, List<Completion> completions) {
+        if (completions.size() == 1) {
+            return true;
+        }
+        return dialect != JdbcDialect.MARIADB
+                && Claims.distinctAndFew(completions.stream().map(completion -> completion.lease().key()).toList());
+    }
+
+    /**
      * Completes every lease, answering as single completions in order would. Distinct keys go in one statement; a
      * key seen again goes in a later statement, so it sees the earlier completion (and answers false after it).
      *

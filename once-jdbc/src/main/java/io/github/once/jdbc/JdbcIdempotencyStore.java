@@ -19,6 +19,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
@@ -30,6 +31,19 @@ import org.slf4j.LoggerFactory;
  * Records in one SQL table over plain JDBC: PostgreSQL, MariaDB or H2. Every step is one statement on the
  * database's clock; a claim is a single upsert, never check-then-insert, so concurrent duplicates get an answer
  * ({@code Busy}, {@code Duplicate}) rather than a duplicate-key error.
+ *
+ * <p>On a pool that hands out connections in auto-commit mode (the default of every pool) a step that is one
+ * statement runs as that statement alone: a claim, a completion, a release or a look-up costs one round trip and
+ * commits with it, no COMMIT after it. So a new key costs two round trips and two commits, claim and completion,
+ * and a duplicate one round trip that writes nothing. Batches of distinct keys are one statement too; a batch with
+ * a key twice or of more than 500 keys runs in one transaction, so it fails or succeeds whole. A pool in
+ * manual-commit mode gets each step as a transaction, committed at its end.
+ *
+ * <p>{@link #claimAllAsync} and {@link #completeAllAsync} run on a few threads of the store's own
+ * ({@link Builder#asyncThreads}, default {@value #DEFAULT_ASYNC_THREADS}): JDBC has no non-blocking API, so an
+ * asynchronous call is a blocking call on a thread that is not the caller's, on a connection of its own from the
+ * data source. Size the pool for them: {@code asyncThreads} connections beside those of the synchronous callers.
+ * {@link #close()} stops these threads; the data source stays the caller's.
  *
  * <p>Used with {@link io.github.once.Idempotency}, the record is written in its own transaction after the handler
  * (a crash between the handler's effect and the record lets the effect repeat). For effects in the same
@@ -45,13 +59,18 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, PurgeableSt
     private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,47}");
     /** Default rows per purge statement. */
     public static final int DEFAULT_PURGE_BATCH = 1_000;
+    /** Default threads for {@link #claimAllAsync} and {@link #completeAllAsync}. */
+    public static final int DEFAULT_ASYNC_THREADS = 2;
 
     private final RecordTable table;
+    private final AsyncCalls asyncCalls;
     private final LongAdder purgeDeadlocks = new LongAdder();
 
     private JdbcIdempotencyStore(Builder b, JdbcDialect dialect) {
         int queryTimeoutSeconds = (int) Math.max(1, (b.queryTimeout.toMillis() + 999) / 1000);
         this.table = new RecordTable(b.dataSource, dialect, b.tableName, queryTimeoutSeconds);
+        // A call in flight at close runs a few statements at most, each bounded by the query timeout.
+        this.asyncCalls = new AsyncCalls(b.asyncThreads, "once-jdbc-" + b.tableName, b.queryTimeout.multipliedBy(2));
     }
 
     public static Builder builder(DataSource dataSource) {
@@ -99,27 +118,29 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, PurgeableSt
     }
 
     /**
-     * One statement for distinct keys (up to 500 per statement); repeated keys follow in later statements. Keys
-     * whose claims keep losing races are answered from what is committed now.
+     * One statement for distinct keys (up to 500 per statement), in auto-commit; repeated keys follow in later
+     * statements, all in one transaction. Keys whose claims keep losing races are answered from what is committed
+     * now.
      */
     @Override
     public List<ClaimResult> claimAll(List<ClaimRequest> requests) {
         if (requests.isEmpty()) {
             return List.of();
         }
-        return retryingRaces("claim", c -> table.claimAnswering(c, requests, false));
+        return retryingRaces("claim", Claims.oneStatement(requests),
+                c -> table.claimAnswering(c, requests, false));
     }
 
     @Override
     public boolean complete(Lease lease, byte[] result, Duration retention) {
         Completion completion = new Completion(lease, result, retention);
-        return retryingRaces("complete", c -> table.complete(c, completion, true));
+        return retryingRaces("complete", true, c -> table.complete(c, completion, true));
     }
 
     /**
-     * One statement for distinct keys (up to 500 per statement), in one transaction; a key repeated in the batch
-     * follows in a later statement and so answers as a second single completion would (false after a first that
-     * was recorded).
+     * One statement for distinct keys (up to 500 per statement), in auto-commit; a key repeated in the batch
+     * follows in a later statement, in one transaction with the first, and so answers as a second single
+     * completion would (false after a first that was recorded).
      */
     @Override
     public List<Boolean> completeAll(List<Completion> batch) {
@@ -127,24 +148,44 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, PurgeableSt
         if (batch.isEmpty()) {
             return List.of();
         }
-        return retryingRaces("completeAll", c -> table.completeAll(c, batch, true));
+        return retryingRaces("completeAll", Completions.oneStatement(table.sql.dialect, batch),
+                c -> table.completeAll(c, batch, true));
+    }
+
+    /** {@link #claimAll} on one of the store's own threads (JDBC cannot answer without blocking one). */
+    @Override
+    public CompletionStage<List<ClaimResult>> claimAllAsync(List<ClaimRequest> requests) {
+        return asyncCalls.submit(() -> claimAll(requests));
+    }
+
+    /** {@link #completeAll} on one of the store's own threads. */
+    @Override
+    public CompletionStage<List<Boolean>> completeAllAsync(List<Completion> completions) {
+        return asyncCalls.submit(() -> completeAll(completions));
     }
 
     @Override
     public boolean release(Lease lease) {
-        return retryingRaces("release", c -> table.release(c, lease, true));
+        return retryingRaces("release", true, c -> table.release(c, lease, true));
     }
 
     @Override
     public Optional<Lease> renew(Lease lease, Duration leaseDuration) {
         positive(leaseDuration, "leaseDuration");
-        return retryingRaces("renew", c -> table.renew(c, lease, leaseDuration));
+        // MariaDB reads the new deadline back in a second statement, under the lock of the first.
+        return retryingRaces("renew", table.sql.renewedDeadline == null, c -> table.renew(c, lease, leaseDuration));
     }
 
     @Override
     public Optional<IdempotencyRecord> find(IdempotencyKey key) {
         Objects.requireNonNull(key, "key");
-        return retryingRaces("find", c -> table.find(c, key));
+        return retryingRaces("find", true, c -> table.find(c, key));
+    }
+
+    /** Stops the threads of the asynchronous calls (waiting a while for those in flight); the data source stays open. */
+    @Override
+    public void close() {
+        asyncCalls.close();
     }
 
     /**
@@ -192,12 +233,14 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, PurgeableSt
 
     /**
      * A step that lost a race (a deadlock, or under REPEATABLE READ a row changed after the snapshot) is tried
-     * again on a fresh transaction, which sees the change and answers from it.
+     * again, which sees the change and answers from it. {@code autoCommitted}: the step is one statement, or answers
+     * the races of its writing statement itself, so it may run in auto-commit mode (see
+     * {@link Transaction#runAutoCommitted}); otherwise it runs in a transaction of its own.
      */
-    private <R> R retryingRaces(String operation, Transaction.Work<R> work) {
+    private <R> R retryingRaces(String operation, boolean autoCommitted, Transaction.Work<R> work) {
         for (int attempt = 1; ; attempt++) {
             try {
-                return table.inTransaction(operation, work);
+                return autoCommitted ? table.autoCommitted(operation, work) : table.inTransaction(operation, work);
             } catch (RaceLost e) {
                 if (attempt >= RecordTable.CLAIM_ATTEMPTS) {
                     throw SqlErrors.translate(operation, e.sqlException);
@@ -250,6 +293,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, PurgeableSt
         private String tableName = "once_record";
         private boolean createTableIfMissing;
         private Duration queryTimeout = Duration.ofSeconds(2);
+        private int asyncThreads = DEFAULT_ASYNC_THREADS;
 
         private Builder(DataSource dataSource) {
             this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
@@ -279,6 +323,19 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, PurgeableSt
          */
         public Builder queryTimeout(Duration queryTimeout) {
             this.queryTimeout = positive(queryTimeout, "queryTimeout");
+            return this;
+        }
+
+        /**
+         * Threads that run {@link #claimAllAsync} and {@link #completeAllAsync} (default
+         * {@value JdbcIdempotencyStore#DEFAULT_ASYNC_THREADS}), each with a connection of its own from the data source
+         * while it runs: more threads let more calls wait on the database at once, and take as many connections.
+         */
+        public Builder asyncThreads(int asyncThreads) {
+            if (asyncThreads < 1) {
+                throw new IllegalArgumentException("asyncThreads must be at least 1, but was " + asyncThreads);
+            }
+            this.asyncThreads = asyncThreads;
             return this;
         }
 

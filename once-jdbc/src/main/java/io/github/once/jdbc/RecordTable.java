@@ -53,6 +53,11 @@ final class RecordTable {
         return Transaction.run(dataSource, operation, work);
     }
 
+    /** Runs {@code work} on a pooled connection in its commit mode: see {@link Transaction#runAutoCommitted}. */
+    <R> R autoCommitted(String operation, Transaction.Work<R> work) {
+        return Transaction.runAutoCommitted(dataSource, operation, work);
+    }
+
     /**
      * Claims as the first work of {@code c}'s transaction. A claim that lost a race (or, when {@code lockWaits},
      * timed out waiting for a row another transaction holds) rolls that transaction back; each request is then
@@ -60,8 +65,18 @@ final class RecordTable {
      * the keys without a committed row (the other side rolled back) are claimed again in a new transaction, up to
      * {@link #CLAIM_ATTEMPTS} in all and not after a lock wait; the rest are busy for a lease. Acquired claims are
      * held by {@code c}'s transaction.
+     *
+     * <p>On a connection in auto-commit mode the keys must all be different and go in one statement
+     * ({@link Claims#oneStatement}): the claim statement commits on its own, so a new key costs one round trip and
+     * no separate COMMIT. A statement that lost a race was rolled back whole, and is answered as above; a key whose
+     * row the statement left alone and a fresh read no longer finds held is claimed again in a new statement.
+     * The reads after a claim statement take no locks, so no race can undo what it committed.
      */
     List<ClaimResult> claimAnswering(Connection c, List<ClaimRequest> requests, boolean lockWaits) throws SQLException {
+        boolean autoCommit = c.getAutoCommit();
+        if (autoCommit && !Claims.oneStatement(requests)) {
+            throw new IllegalArgumentException("an auto-commit claim takes distinct keys, at most " + Claims.MAX_ROWS);
+        }
         ClaimResult[] answers = new ClaimResult[requests.size()];
         List<Integer> open = new ArrayList<>(requests.size());
         for (int i = 0; i < requests.size(); i++) {
@@ -72,34 +87,36 @@ final class RecordTable {
             for (int i : open) {
                 batch.add(requests.get(i));
             }
-            RaceLost race;
+            List<ClaimResult> claimed = null;
+            RaceLost race = null;
             try {
-                List<ClaimResult> claimed = claims.claimAll(c, batch);
-                for (int j = 0; j < open.size(); j++) {
-                    answers[open.get(j)] = claimed.get(j);
-                }
-                return List.of(answers);
+                claimed = autoCommit ? claims.claimOrUnseen(c, batch) : claims.claimAll(c, batch);
             } catch (SQLException e) {
                 race = RaceLost.of(e, lockWaits);
                 if (race == null) {
                     throw e;
                 }
-            }
-            c.rollback();
-            List<Integer> unanswered = new ArrayList<>();
-            for (int i : open) {
-                Optional<ClaimResult> answer = answerFromRead(c, requests.get(i));
-                if (answer.isPresent()) {
-                    answers[i] = answer.get();
-                } else {
-                    unanswered.add(i);
+                if (!autoCommit) {
+                    c.rollback();
                 }
             }
-            c.rollback(); // the next claim starts a new transaction, with a new snapshot
+            List<Integer> unanswered = new ArrayList<>();
+            for (int j = 0; j < open.size(); j++) {
+                int i = open.get(j);
+                ClaimResult answer = claimed != null ? claimed.get(j) : answerFromRead(c, requests.get(i)).orElse(null);
+                if (answer == null) {
+                    unanswered.add(i);
+                } else {
+                    answers[i] = answer;
+                }
+            }
+            if (race != null && !autoCommit) {
+                c.rollback(); // the next claim starts a new transaction, with a new snapshot
+            }
             if (unanswered.isEmpty()) {
                 return List.of(answers);
             }
-            if (race.timedOut || attempt >= CLAIM_ATTEMPTS) {
+            if (race != null && race.timedOut || attempt >= CLAIM_ATTEMPTS) {
                 log.debug("Claims on {} lost {} races; answering busy", sql.table, attempt, race);
                 for (int i : unanswered) {
                     answers[i] = busy(c, requests.get(i).leaseDuration());

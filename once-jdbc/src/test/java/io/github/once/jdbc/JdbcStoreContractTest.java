@@ -1,12 +1,16 @@
 package io.github.once.jdbc;
 
 import com.zaxxer.hikari.HikariDataSource;
+import io.github.once.spi.ClaimRequest;
+import io.github.once.spi.ClaimResult;
+import io.github.once.spi.Completion;
 import io.github.once.spi.IdempotencyStore;
 import io.github.once.testkit.IdempotencyStoreContract;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 
 import org.junit.jupiter.api.AfterAll;
@@ -40,6 +44,7 @@ class JdbcStoreContractTest {
     static void dropTables() throws Exception {
         List<Exception> failures = new ArrayList<>();
         for (Fixture f : FIXTURES.values()) {
+            f.store().close();
             try (HikariDataSource pool = f.pool()) {
                 TestDb.drop(pool, f.store().tableName());
             } catch (Exception e) {
@@ -65,12 +70,12 @@ class JdbcStoreContractTest {
             // The contract closes its store after each test; the shared pool outlives it.
             return new IdempotencyStore() {
                 @Override
-                public io.github.once.spi.ClaimResult claim(io.github.once.spi.ClaimRequest request) {
+                public ClaimResult claim(ClaimRequest request) {
                     return shared.claim(request);
                 }
 
                 @Override
-                public List<io.github.once.spi.ClaimResult> claimAll(List<io.github.once.spi.ClaimRequest> requests) {
+                public List<ClaimResult> claimAll(List<ClaimRequest> requests) {
                     return shared.claimAll(requests);
                 }
 
@@ -80,8 +85,18 @@ class JdbcStoreContractTest {
                 }
 
                 @Override
-                public List<Boolean> completeAll(List<io.github.once.spi.Completion> completions) {
+                public List<Boolean> completeAll(List<Completion> completions) {
                     return shared.completeAll(completions);
+                }
+
+                @Override
+                public CompletionStage<List<ClaimResult>> claimAllAsync(List<ClaimRequest> requests) {
+                    return shared.claimAllAsync(requests);
+                }
+
+                @Override
+                public CompletionStage<List<Boolean>> completeAllAsync(List<Completion> completions) {
+                    return shared.completeAllAsync(completions);
                 }
 
                 @Override
@@ -99,6 +114,13 @@ class JdbcStoreContractTest {
                     return shared.find(key);
                 }
             };
+        }
+
+        /** The same dialect over a data source where nothing listens: every call fails with StoreUnavailableException. */
+        @Override
+        protected IdempotencyStore createFailingStore() {
+            return JdbcIdempotencyStore.builder(db().unreachable()).dialect(db().dialect)
+                    .tableName("once_unreachable").build();
         }
 
         @Override

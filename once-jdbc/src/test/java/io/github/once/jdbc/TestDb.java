@@ -3,11 +3,20 @@ package io.github.once.jdbc;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.sql.Connection;
 import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.util.UUID;
+import javax.sql.DataSource;
+
+import org.h2.jdbcx.JdbcDataSource;
+import org.mariadb.jdbc.MariaDbDataSource;
+import org.postgresql.ds.PGSimpleDataSource;
 
 /**
  * The real databases the tests use, on 127.0.0.1 (PostgreSQL 5432, MariaDB 3306, database {@code test}) and H2 in
@@ -30,27 +39,66 @@ enum TestDb {
 
     /** A pool on another database of the same server, read-committed and auto-commit. */
     static HikariDataSource pool(String url, String user, String name) {
-        return pool(url, user, name, "TRANSACTION_READ_COMMITTED", true);
+        return pool(url, user, name, "TRANSACTION_READ_COMMITTED", true, 24);
     }
 
     /** A pool with the given isolation (e.g. TRANSACTION_REPEATABLE_READ) and auto-commit default. */
     HikariDataSource pool(String isolation, boolean autoCommit) {
-        return pool(url, user, "once-test-" + name().toLowerCase() + "-" + isolation, isolation, autoCommit);
+        return pool(url, user, "once-test-" + name().toLowerCase() + "-" + isolation, isolation, autoCommit, 24);
+    }
+
+    /** A read-committed, auto-commit pool of one connection: every statement runs in one server session. */
+    HikariDataSource singleConnectionPool() {
+        return pool(url, user, "once-test-" + name().toLowerCase() + "-single", "TRANSACTION_READ_COMMITTED", true, 1);
     }
 
     private static HikariDataSource pool(String url, String user, String name, String isolation,
-            boolean autoCommit) {
+            boolean autoCommit, int size) {
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl(url);
         config.setUsername(user);
         config.setPassword("");
-        config.setMaximumPoolSize(24);
+        config.setMaximumPoolSize(size);
         config.setMinimumIdle(0);
         config.setConnectionTimeout(5_000);
         config.setAutoCommit(autoCommit);
         config.setTransactionIsolation(isolation);
         config.setPoolName(name);
         return new HikariDataSource(config);
+    }
+
+    /**
+     * This database's own driver aimed at a local port where nothing listens: every connection attempt is refused
+     * at once, as when the database is down.
+     */
+    DataSource unreachable() {
+        int port;
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            port = socket.getLocalPort(); // closed again below, so nothing listens there
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        return switch (this) {
+            case POSTGRESQL -> {
+                PGSimpleDataSource ds = new PGSimpleDataSource();
+                ds.setUrl("jdbc:postgresql://127.0.0.1:" + port + "/test");
+                ds.setUser(user);
+                yield ds;
+            }
+            case MARIADB -> {
+                try {
+                    yield new MariaDbDataSource("jdbc:mariadb://127.0.0.1:" + port + "/test?user=" + user);
+                } catch (SQLException e) {
+                    throw new IllegalStateException(e);
+                }
+            }
+            case H2 -> {
+                JdbcDataSource ds = new JdbcDataSource();
+                ds.setURL("jdbc:h2:tcp://127.0.0.1:" + port + "/mem:unreachable");
+                ds.setUser(user);
+                yield ds;
+            }
+        };
     }
 
     static String randomTable(String prefix) {

@@ -8,6 +8,7 @@ import io.lettuce.core.RedisURI;
 import io.lettuce.core.SocketOptions;
 import io.lettuce.core.SslOptions;
 import io.lettuce.core.TimeoutOptions;
+import io.lettuce.core.api.StatefulConnection;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.cluster.ClusterClientOptions;
 import io.lettuce.core.cluster.RedisClusterClient;
@@ -15,6 +16,7 @@ import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.resource.ClientResources;
+import io.netty.util.Timer;
 
 import java.time.Duration;
 import java.util.List;
@@ -29,14 +31,17 @@ import java.util.concurrent.atomic.AtomicBoolean;
 final class RedisConnections implements AutoCloseable {
 
     private final RedisClusterAsyncCommands<byte[], byte[]> commands;
+    private final Timer timer;
     private final boolean cluster;
     private final AtomicBoolean closed = new AtomicBoolean();
     private final List<AutoCloseable> owned;
     private final String description;
 
-    private RedisConnections(RedisClusterAsyncCommands<byte[], byte[]> commands, boolean cluster,
-            List<AutoCloseable> owned, String description) {
+    private RedisConnections(StatefulConnection<byte[], byte[]> connection,
+            RedisClusterAsyncCommands<byte[], byte[]> commands, boolean cluster, List<AutoCloseable> owned,
+            String description) {
         this.commands = commands;
+        this.timer = connection.getResources().timer();
         this.cluster = cluster;
         this.owned = owned;
         this.description = description;
@@ -53,7 +58,7 @@ final class RedisConnections implements AutoCloseable {
         client.setOptions(options.build());
         try {
             StatefulRedisConnection<byte[], byte[]> main = client.connect(ByteArrayCodec.INSTANCE);
-            return new RedisConnections(main.async(), false, List.of(main, shutdown(client)), "redis " + redacted(uri));
+            return new RedisConnections(main, main.async(), false, List.of(main, shutdown(client)), "redis " + redacted(uri));
         } catch (RuntimeException e) {
             client.shutdown(Duration.ZERO, timeout);
             throw new StoreUnavailableException("cannot connect to Redis at " + redacted(uri) + ": " + e, e);
@@ -75,7 +80,7 @@ final class RedisConnections implements AutoCloseable {
         client.setOptions(options.build());
         try {
             StatefulRedisClusterConnection<byte[], byte[]> main = client.connect(ByteArrayCodec.INSTANCE);
-            return new RedisConnections(main.async(), true, List.of(main, shutdown(client)),
+            return new RedisConnections(main, main.async(), true, List.of(main, shutdown(client)),
                     "redis cluster " + seeds.stream().map(RedisConnections::redacted).toList());
         } catch (RuntimeException e) {
             client.shutdown(Duration.ZERO, timeout);
@@ -86,16 +91,21 @@ final class RedisConnections implements AutoCloseable {
 
     /** A connection the caller owns (and closes). */
     static RedisConnections borrowed(StatefulRedisConnection<byte[], byte[]> connection) {
-        return new RedisConnections(connection.async(), false, List.of(), "caller's redis connection");
+        return new RedisConnections(connection, connection.async(), false, List.of(), "caller's redis connection");
     }
 
     static RedisConnections borrowed(StatefulRedisClusterConnection<byte[], byte[]> connection) {
-        return new RedisConnections(connection.async(), true, List.of(), "caller's redis cluster connection");
+        return new RedisConnections(connection, connection.async(), true, List.of(), "caller's redis cluster connection");
     }
 
     /** Scripts, and for operators' reads SCAN and TIME (on a cluster SCAN walks every node). */
     RedisClusterAsyncCommands<byte[], byte[]> commands() {
         return commands;
+    }
+
+    /** The client's timer (Lettuce's own, shared by its connections): bounds the wait of asynchronous calls. */
+    Timer timer() {
+        return timer;
     }
 
     /** True on a cluster: keys of one batch may live on different nodes, so no script may take several. */

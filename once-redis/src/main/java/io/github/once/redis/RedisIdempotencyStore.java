@@ -26,9 +26,14 @@ import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
+import java.util.function.Function;
+import java.util.function.Supplier;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -80,7 +85,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         this.connections = connections;
         this.keys = keys;
         this.timeout = timeout;
-        this.calls = new ScriptCalls(connections.commands(), timeout);
+        this.calls = new ScriptCalls(connections.commands(), connections.timer(), timeout);
     }
 
     public static Builder builder() {
@@ -102,22 +107,27 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
      */
     @Override
     public List<ClaimResult> claimAll(List<ClaimRequest> requests) {
-        int n = requests.size();
-        if (n == 0) {
+        if (requests.isEmpty()) {
             return List.of();
         }
-        byte[][] keyNames = new byte[n][];
-        byte[][][] args = new byte[n][][];
-        for (int i = 0; i < n; i++) {
-            ClaimRequest request = requests.get(i);
-            keyNames[i] = keys.key(request.key());
-            args[i] = claimArgs(request);
-        }
-        List<Object> replies = connections.cluster()
-                ? eachKey(LuaScript.CLAIM, ScriptOutputType.MULTI, keyNames, args)
-                : inChunks(LuaScript.CLAIM_ALL, keyNames, args);
-        List<ClaimResult> results = new ArrayList<>(n);
-        for (int i = 0; i < n; i++) {
+        return claimResults(requests, onEachKey(LuaScript.CLAIM, LuaScript.CLAIM_ALL, ScriptOutputType.MULTI,
+                Calls.claims(keys, requests)));
+    }
+
+    /**
+     * {@link #claimAll} without holding any thread: the same script calls, answered on Lettuce's I/O thread (so
+     * stages that depend on it must not block; use their {@code ...Async} forms with an executor to do blocking
+     * work). Fails as {@code claimAll} would throw, with the same exceptions.
+     */
+    @Override
+    public CompletionStage<List<ClaimResult>> claimAllAsync(List<ClaimRequest> requests) {
+        return onEachKeyAsync(LuaScript.CLAIM, LuaScript.CLAIM_ALL, ScriptOutputType.MULTI,
+                () -> Calls.claims(keys, requests), replies -> claimResults(requests, replies));
+    }
+
+    private static List<ClaimResult> claimResults(List<ClaimRequest> requests, List<Object> replies) {
+        List<ClaimResult> results = new ArrayList<>(requests.size());
+        for (int i = 0; i < requests.size(); i++) {
             results.add(Replies.claim(requests.get(i).key(), Replies.list(replies.get(i))));
         }
         return results;
@@ -133,25 +143,51 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     /** One script call per chunk on a single Redis, one pipelined call per key on a cluster, as {@link #claimAll}. */
     @Override
     public List<Boolean> completeAll(List<Completion> completions) {
-        int n = completions.size();
-        if (n == 0) {
+        if (completions.isEmpty()) {
             return List.of();
         }
-        byte[][] keyNames = new byte[n][];
-        byte[][][] args = new byte[n][][];
-        for (int i = 0; i < n; i++) {
-            Completion completion = completions.get(i);
-            keyNames[i] = keys.key(completion.lease().key());
-            args[i] = completeArgs(completion.lease(), completion.result(), completion.retention());
-        }
-        List<Object> replies = connections.cluster()
-                ? eachKey(LuaScript.COMPLETE, ScriptOutputType.INTEGER, keyNames, args)
-                : inChunks(LuaScript.COMPLETE_ALL, keyNames, args);
-        List<Boolean> done = new ArrayList<>(n);
+        return completionResults(onEachKey(LuaScript.COMPLETE, LuaScript.COMPLETE_ALL, ScriptOutputType.INTEGER,
+                Calls.completions(keys, completions)));
+    }
+
+    /** {@link #completeAll} without holding any thread, as {@link #claimAllAsync}. */
+    @Override
+    public CompletionStage<List<Boolean>> completeAllAsync(List<Completion> completions) {
+        return onEachKeyAsync(LuaScript.COMPLETE, LuaScript.COMPLETE_ALL, ScriptOutputType.INTEGER,
+                () -> Calls.completions(keys, completions), RedisIdempotencyStore::completionResults);
+    }
+
+    private static List<Boolean> completionResults(List<Object> replies) {
+        List<Boolean> done = new ArrayList<>(replies.size());
         for (Object reply : replies) {
             done.add(Replies.done(reply));
         }
         return done;
+    }
+
+    /** The keys and the arguments of one script call per key, in the order of the batch. */
+    private record Calls(byte[][] keyNames, byte[][][] args) {
+        static Calls claims(KeyLayout keys, List<ClaimRequest> requests) {
+            int n = requests.size();
+            Calls calls = new Calls(new byte[n][], new byte[n][][]);
+            for (int i = 0; i < n; i++) {
+                ClaimRequest request = requests.get(i);
+                calls.keyNames[i] = keys.key(request.key());
+                calls.args[i] = claimArgs(request);
+            }
+            return calls;
+        }
+
+        static Calls completions(KeyLayout keys, List<Completion> completions) {
+            int n = completions.size();
+            Calls calls = new Calls(new byte[n][], new byte[n][][]);
+            for (int i = 0; i < n; i++) {
+                Completion completion = completions.get(i);
+                calls.keyNames[i] = keys.key(completion.lease().key());
+                calls.args[i] = completeArgs(completion.lease(), completion.result(), completion.retention());
+            }
+            return calls;
+        }
     }
 
     /**
@@ -161,25 +197,82 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
      */
     private List<Object> inChunks(LuaScript script, byte[][] keyNames, byte[][][] args) {
         int n = keyNames.length;
-        int perKey = script.argsPerKey();
         List<Object> replies = new ArrayList<>(n);
         for (int from = 0; from < n; from += BATCH_CHUNK) {
             int to = Math.min(n, from + BATCH_CHUNK);
-            byte[][] chunkArgs = new byte[(to - from) * perKey][];
-            for (int i = from; i < to; i++) {
-                System.arraycopy(args[i], 0, chunkArgs, (i - from) * perKey, perKey);
-            }
             List<Object> reply = calls.call(script, ScriptOutputType.MULTI, Arrays.copyOfRange(keyNames, from, to),
-                    chunkArgs);
+                    chunkArgs(script, args, from, to));
             replies.addAll(Replies.batch(reply, to - from));
         }
         return replies;
+    }
+
+    /** {@link #inChunks} without waiting: the chunk from {@code from} on, then the next once it answered. */
+    private CompletableFuture<List<Object>> inChunksAsync(LuaScript script, byte[][] keyNames, byte[][][] args,
+            int from, List<Object> replies) {
+        int to = Math.min(keyNames.length, from + BATCH_CHUNK);
+        return calls.<List<Object>>callAsync(script, ScriptOutputType.MULTI, Arrays.copyOfRange(keyNames, from, to),
+                chunkArgs(script, args, from, to)).thenCompose(reply -> {
+                    replies.addAll(Replies.batch(reply, to - from));
+                    return to < keyNames.length ? inChunksAsync(script, keyNames, args, to, replies)
+                            : CompletableFuture.completedFuture(replies);
+                });
+    }
+
+    /** The arguments of keys {@code from} to {@code to}, one key's after another's, as a batch script takes them. */
+    private static byte[][] chunkArgs(LuaScript script, byte[][][] args, int from, int to) {
+        int perKey = script.argsPerKey();
+        byte[][] chunkArgs = new byte[(to - from) * perKey][];
+        for (int i = from; i < to; i++) {
+            System.arraycopy(args[i], 0, chunkArgs, (i - from) * perKey, perKey);
+        }
+        return chunkArgs;
+    }
+
+    /**
+     * A stage that completes as {@code future} does, but with the failure itself rather than the
+     * {@link CompletionException} that dependent stages wrap it in: callers see what the synchronous call throws.
+     */
+    private static <T> CompletableFuture<T> settled(CompletableFuture<T> future) {
+        CompletableFuture<T> settled = new CompletableFuture<>();
+        future.whenComplete((value, failure) -> {
+            if (failure == null) {
+                settled.complete(value);
+            } else {
+                settled.completeExceptionally(ScriptCalls.cause(failure));
+            }
+        });
+        return settled;
     }
 
     /** Runs a single-key script on every key: as {@link #claimAll} does, one round trip per chunk. */
     List<Object> onEachKey(LuaScript single, LuaScript batch, ScriptOutputType type, byte[][] keyNames,
             byte[][][] args) {
         return connections.cluster() ? eachKey(single, type, keyNames, args) : inChunks(batch, keyNames, args);
+    }
+
+    private List<Object> onEachKey(LuaScript single, LuaScript batch, ScriptOutputType type, Calls calls) {
+        return onEachKey(single, batch, type, calls.keyNames, calls.args);
+    }
+
+    /**
+     * {@link #onEachKey} without waiting, then {@code answers} from the replies. Whatever fails, from preparing the
+     * calls on, fails the stage with the exception the synchronous call throws.
+     */
+    private <R> CompletionStage<List<R>> onEachKeyAsync(LuaScript single, LuaScript batch, ScriptOutputType type,
+            Supplier<Calls> prepare, Function<List<Object>, List<R>> answers) {
+        try {
+            Calls calls = prepare.get();
+            if (calls.keyNames.length == 0) {
+                return CompletableFuture.completedFuture(List.of());
+            }
+            CompletableFuture<List<Object>> replies = connections.cluster()
+                    ? eachKeyAsync(single, type, calls.keyNames, calls.args)
+                    : inChunksAsync(batch, calls.keyNames, calls.args, 0, new ArrayList<>());
+            return settled(replies.thenApply(answers));
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
     }
 
     /** Operators' view of this store's records (counts and listings SCAN the key prefix). */
@@ -202,6 +295,27 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
             replies.add(calls.await(futures.get(i), deadline, script, type, new byte[][] {keyNames[i]}, args[i]));
         }
         return replies;
+    }
+
+    /**
+     * {@link #eachKey} without waiting. Replies of one node arrive in order and each NOSCRIPT is retried as its
+     * reply arrives, so order among repeated keys is kept here too. Fails with the failure of the first key that
+     * failed, as {@code eachKey} would throw.
+     */
+    private CompletableFuture<List<Object>> eachKeyAsync(LuaScript script, ScriptOutputType type, byte[][] keyNames,
+            byte[][][] args) {
+        int n = keyNames.length;
+        List<CompletableFuture<Object>> futures = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            futures.add(calls.callAsync(script, type, new byte[][] {keyNames[i]}, args[i]));
+        }
+        return CompletableFuture.allOf(futures.toArray(CompletableFuture[]::new)).handle((all, failure) -> {
+            List<Object> replies = new ArrayList<>(n);
+            for (CompletableFuture<Object> future : futures) {
+                replies.add(future.join()); // the first that failed throws here, in key order
+            }
+            return replies;
+        });
     }
 
     private static void requirePositive(Duration value, String name) {

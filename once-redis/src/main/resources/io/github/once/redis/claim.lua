@@ -31,21 +31,24 @@ local function claim(key, fingerprint, leaseMs, retentionMs)
   local token = math.max(previous + 1, micros)
   local lease = now + tonumber(leaseMs)
   local expires = math.max(lease, now + tonumber(retentionMs))
-  local fields = {'s', 'P', 't', string.format('%.0f', token), 'l', string.format('%.0f', lease),
-    'e', string.format('%.0f', expires), 'k', takeovers}
-  if fingerprint ~= '-' then
-    table.insert(fields, 'f')
-    table.insert(fields, string.sub(fingerprint, 2))
-  end
-  redis.call('HSET', key, unpack(fields))
-  if h[1] then
+  local t, l, e = string.format('%.0f', token), string.format('%.0f', lease), string.format('%.0f', expires)
+  if not h[1] then
+    -- A new key: nothing to overwrite or drop, and takeovers absent counts 0.
+    if fingerprint == '-' then
+      redis.call('HSET', key, 's', 'P', 't', t, 'l', l, 'e', e)
+    else
+      redis.call('HSET', key, 's', 'P', 't', t, 'l', l, 'e', e, 'f', string.sub(fingerprint, 2))
+    end
+  else
     -- A takeover: drop what the previous owner left that this claim does not overwrite.
     if fingerprint == '-' then
+      redis.call('HSET', key, 's', 'P', 't', t, 'l', l, 'e', e, 'k', takeovers)
       redis.call('HDEL', key, 'f', 'r')
     else
+      redis.call('HSET', key, 's', 'P', 't', t, 'l', l, 'e', e, 'k', takeovers, 'f', string.sub(fingerprint, 2))
       redis.call('HDEL', key, 'r')
     end
   end
-  redis.call('PEXPIREAT', key, string.format('%.0f', expires))
+  redis.call('PEXPIREAT', key, e)
   return {'A', token, lease, takeovers}
 end

@@ -6,14 +6,13 @@ local function complete(key, token, retentionMs, hasResult, result)
   if h[1] ~= 'P' or h[2] ~= token or tonumber(h[3]) <= now or tonumber(h[4]) <= now then
     return 0
   end
-  local expires = now + tonumber(retentionMs)
+  local expires = string.format('%.0f', now + tonumber(retentionMs))
   if hasResult == '1' then
-    redis.call('HSET', key, 's', 'C', 'l', string.format('%.0f', now), 'e', string.format('%.0f', expires),
-      'r', result)
+    redis.call('HSET', key, 's', 'C', 'l', string.format('%.0f', now), 'e', expires, 'r', result)
   else
-    redis.call('HSET', key, 's', 'C', 'l', string.format('%.0f', now), 'e', string.format('%.0f', expires))
-    redis.call('HDEL', key, 'r')
+    -- No field r to drop: a record in progress never holds one (every claim of a taken record drops it).
+    redis.call('HSET', key, 's', 'C', 'l', string.format('%.0f', now), 'e', expires)
   end
-  redis.call('PEXPIREAT', key, string.format('%.0f', expires))
+  redis.call('PEXPIREAT', key, expires)
   return 1
 end

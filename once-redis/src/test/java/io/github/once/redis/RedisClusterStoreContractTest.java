@@ -7,9 +7,14 @@ import io.github.once.spi.IdempotencyStore;
 import io.github.once.spi.StoreInspector;
 import io.github.once.testkit.IdempotencyStoreContract;
 import io.github.once.testkit.StoreInspectorContract;
+import io.lettuce.core.RedisURI;
+import io.lettuce.core.cluster.RedisClusterClient;
+import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
+import io.lettuce.core.codec.ByteArrayCodec;
 
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 
 import org.junit.jupiter.api.AfterAll;
@@ -45,6 +50,18 @@ class RedisClusterStoreContractTest extends IdempotencyStoreContract {
                 .clusterUris(cluster.uris())
                 .clientResources(SharedRedis.RESOURCES)
                 .build();
+    }
+
+    /** A store whose cluster connection was closed under it: every call fails with StoreUnavailableException. */
+    @Override
+    protected IdempotencyStore createFailingStore() {
+        RedisClusterClient client = RedisClusterClient.create(SharedRedis.RESOURCES,
+                Arrays.stream(cluster.uris()).map(RedisURI::create).toList());
+        StatefulRedisClusterConnection<byte[], byte[]> connection = client.connect(ByteArrayCodec.INSTANCE);
+        RedisIdempotencyStore store = RedisIdempotencyStore.builder().clusterConnection(connection).build();
+        connection.close();
+        client.shutdown();
+        return store;
     }
 
     private List<ClaimRequest> requests(int n) {

@@ -6,6 +6,7 @@ import io.github.once.spi.ClaimRequest;
 import io.github.once.spi.ClaimResult;
 import io.github.once.spi.Completion;
 import io.github.once.spi.Lease;
+import io.github.once.testkit.Answers;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.codec.ByteArrayCodec;
@@ -13,6 +14,7 @@ import io.lettuce.core.codec.ByteArrayCodec;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
@@ -102,6 +104,65 @@ class RedisRoundTripTest {
         assertThat(storeCommands()).isEqualTo(Map.of("evalsha", (long) N));
         assertThat(scriptReads()).isEqualTo(N);
         assertThat(reads).as("socket reads for %d single claims", N).isEqualTo(N);
+    }
+
+    /** Every command Redis ran since the last reset, those scripts ran inside included, less the counting connection's. */
+    private static Map<String, Long> allCommands() {
+        Map<String, Long> calls = stats.commandCalls();
+        calls.keySet().removeAll(Set.of("config|resetstat", "info"));
+        return calls;
+    }
+
+    /**
+     * A new key needs its clock, one read, one write and its expiry, and nothing more: no HDEL, no second write,
+     * with or without a fingerprint or a result.
+     */
+    @Test
+    void aNewKeyRunsOnlyTheCommandsItNeeds() {
+        Map<String, Long> lean = Map.of("evalsha", 1L, "time", 1L, "hmget", 1L, "hset", 1L, "pexpireat", 1L);
+        int n = 0;
+        for (String fingerprint : Arrays.asList("fp", null)) {
+            for (byte[] result : Arrays.asList("done".getBytes(StandardCharsets.UTF_8), null)) {
+                IdempotencyKey key = IdempotencyKey.of(namespace, "lean-" + n++);
+                stats.reset();
+
+                ClaimResult claim = store.claim(new ClaimRequest(key, fingerprint, LEASE, RETENTION));
+
+                assertThat(allCommands()).as("commands to claim %s", key).isEqualTo(lean);
+                assertThat(((ClaimResult.Acquired) claim).takeovers()).isZero();
+                stats.reset();
+
+                assertThat(store.complete(((ClaimResult.Acquired) claim).lease(), result, RETENTION)).isTrue();
+
+                assertThat(allCommands()).as("commands to complete %s", key).isEqualTo(lean);
+                IdempotencyRecord record = store.find(key).orElseThrow();
+                assertThat(record.fingerprint()).isEqualTo(fingerprint);
+                assertThat(record.result()).isEqualTo(result);
+            }
+        }
+    }
+
+    @Test
+    void asyncCallsSendWhatSyncCallsSend() {
+        List<ClaimRequest> batch = new ArrayList<>();
+        for (int i = 0; i < N; i++) {
+            batch.add(request("async-" + i));
+        }
+        stats.reset();
+
+        List<ClaimResult> claimed = store.claimAllAsync(batch).toCompletableFuture().join();
+
+        assertThat(claimed).hasSize(N).allMatch(r -> r instanceof ClaimResult.Acquired);
+        assertThat(storeCommands()).isEqualTo(Map.of("evalsha", 1L));
+        List<Completion> completions = new ArrayList<>();
+        for (ClaimResult result : claimed) {
+            completions.add(new Completion(((ClaimResult.Acquired) result).lease(), null, RETENTION));
+        }
+        assertThat(store.completeAllAsync(completions).toCompletableFuture().join()).hasSize(N).containsOnly(true);
+        assertThat(storeCommands()).isEqualTo(Map.of("evalsha", 2L));
+        assertThat(store.claimAllAsync(List.of(request("async-one"))).toCompletableFuture().join())
+                .hasExactlyElementsOfTypes(ClaimResult.Acquired.class);
+        assertThat(storeCommands()).isEqualTo(Map.of("evalsha", 3L));
     }
 
     @Test
@@ -195,8 +256,8 @@ class RedisRoundTripTest {
         for (ClaimRequest request : singleRequests) {
             singles.add(store.claim(request));
         }
-        assertThat(batched.stream().map(RedisRoundTripTest::describe).toList())
-                .isEqualTo(singles.stream().map(RedisRoundTripTest::describe).toList());
+        assertThat(batched.stream().map(Answers::describe).toList())
+                .isEqualTo(singles.stream().map(Answers::describe).toList());
         assertThat(batched.stream().map(r -> r.getClass().getSimpleName()).distinct())
                 .containsExactlyInAnyOrder("Acquired", "Busy", "Duplicate", "Conflict");
 
@@ -216,9 +277,9 @@ class RedisRoundTripTest {
         }
         assertThat(batchDone).isEqualTo(singleDone).contains(true, false);
         for (int i = 0; i < 300; i++) {
-            assertThat(store.find(IdempotencyKey.of(batchSpace, "k-" + i)).map(RedisRoundTripTest::describe))
+            assertThat(store.find(IdempotencyKey.of(batchSpace, "k-" + i)).map(Answers::describe))
                     .as("record k-%d", i)
-                    .isEqualTo(store.find(IdempotencyKey.of(singleSpace, "k-" + i)).map(RedisRoundTripTest::describe));
+                    .isEqualTo(store.find(IdempotencyKey.of(singleSpace, "k-" + i)).map(Answers::describe));
         }
     }
 
@@ -269,25 +330,6 @@ class RedisRoundTripTest {
             completions.add(new Completion(lease, "again".getBytes(StandardCharsets.UTF_8), RETENTION));
         }
         return completions;
-    }
-
-    /** What a claim answered, without the namespace and times (the two runs differ only in those). */
-    private static String describe(ClaimResult result) {
-        if (result instanceof ClaimResult.Acquired acquired) {
-            return "Acquired " + acquired.lease().key().id();
-        }
-        if (result instanceof ClaimResult.Duplicate duplicate) {
-            return "Duplicate " + describe(duplicate.record());
-        }
-        if (result instanceof ClaimResult.Conflict conflict) {
-            return "Conflict " + describe(conflict.record());
-        }
-        return result.getClass().getSimpleName();
-    }
-
-    private static String describe(IdempotencyRecord record) {
-        return record.key().id() + " " + record.state() + " " + record.fingerprint() + " "
-                + (record.result() == null ? "no result" : new String(record.result(), StandardCharsets.UTF_8));
     }
 
     @Test

@@ -6,11 +6,13 @@ import io.github.once.RecordState;
 import io.github.once.StoreUnavailableException;
 import io.github.once.spi.ClaimRequest;
 import io.github.once.spi.ClaimResult;
+import io.github.once.spi.Completion;
 import io.github.once.spi.Lease;
 
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
 
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.AfterEach;
@@ -19,6 +21,7 @@ import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 /**
  * Redis that stops answering (a frozen server process), goes away, or is not there: every call raises
@@ -80,6 +83,51 @@ class RedisUnavailableTest {
 
         // Back to normal on the same connection.
         assertThat(store.claim(request("after"))).isInstanceOf(ClaimResult.Acquired.class);
+    }
+
+    /**
+     * Asynchronous calls to a frozen server return at once, before any answer, and fail with
+     * {@link StoreUnavailableException} within the timeout, as the synchronous ones throw it.
+     */
+    @Test
+    void frozenServerFailsAsyncCallsWithinTheTimeout() {
+        Lease lease = ((ClaimResult.Acquired) store.claim(request("held-async"))).lease();
+        server.pause();
+        try {
+            long started = System.nanoTime();
+            CompletableFuture<?> claims = store.claimAllAsync(List.of(request("a-1"), request("a-2")))
+                    .toCompletableFuture();
+            CompletableFuture<?> completions = store.completeAllAsync(
+                    List.of(new Completion(lease, new byte[] {1}, RETENTION))).toCompletableFuture();
+            assertThat(claims).as("claims as the call returned, before Redis could answer").isNotDone();
+            assertThat(completions).as("completions as the call returned").isNotDone();
+
+            assertFailsUnavailableWithinTimeout(claims, started);
+            assertFailsUnavailableWithinTimeout(completions, started);
+        } finally {
+            server.resume();
+        }
+
+        assertThat(store.claimAllAsync(List.of(request("after-async"))).toCompletableFuture().join())
+                .hasExactlyElementsOfTypes(ClaimResult.Acquired.class);
+    }
+
+    @Test
+    void stoppedServerFailsAsyncCalls() {
+        assertThat(store.claim(request("before-async"))).isInstanceOf(ClaimResult.Acquired.class);
+        server.close();
+
+        long started = System.nanoTime();
+        assertFailsUnavailableWithinTimeout(store.claimAllAsync(List.of(request("after-stop-async")))
+                .toCompletableFuture(), started);
+    }
+
+    /** The stage fails with StoreUnavailableException itself (not wrapped) within the bound from {@code started}. */
+    private static void assertFailsUnavailableWithinTimeout(CompletableFuture<?> stage, long started) {
+        Throwable failure = await().atMost(BOUND).until(() -> stage.handle((value, e) -> e).getNow(null),
+                e -> e != null);
+        assertThat(failure).isInstanceOf(StoreUnavailableException.class);
+        assertThat(Duration.ofNanos(System.nanoTime() - started)).as("time to give up").isLessThan(BOUND);
     }
 
     /**

@@ -2,6 +2,7 @@ package io.github.once.testkit;
 
 import io.github.once.IdempotencyKey;
 import io.github.once.IdempotencyRecord;
+import io.github.once.OnceException;
 import io.github.once.RecordState;
 import io.github.once.spi.ClaimRequest;
 import io.github.once.spi.ClaimResult;
@@ -13,11 +14,14 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.Collections;
 import java.util.List;
 import java.util.Optional;
 import java.util.Random;
 import java.util.UUID;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
@@ -25,6 +29,7 @@ import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
+import java.util.function.Supplier;
 import java.util.stream.Stream;
 
 import org.junit.jupiter.api.AfterEach;
@@ -37,6 +42,7 @@ import org.junit.jupiter.params.provider.MethodSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -51,6 +57,10 @@ import static org.awaitility.Awaitility.await;
  *
  * Each test works in a random namespace of its own, so runs may share one service. Leases and retentions are
  * short ({@link #shortLease()}); waits are bounded polls, never fixed sleeps.
+ *
+ * <p>The asynchronous calls ({@code claimAllAsync}, {@code completeAllAsync}) must answer exactly as the synchronous
+ * ones, and report failures through their stage with the exception the synchronous call throws (never wrapped, never
+ * thrown by the call itself). For the failures, supply {@link #createFailingStore()} as well.
  */
 public abstract class IdempotencyStoreContract {
 
@@ -62,6 +72,15 @@ public abstract class IdempotencyStoreContract {
 
     /** A new store for each test; it is closed after the test. */
     protected abstract IdempotencyStore createStore();
+
+    /**
+     * A store of the same kind whose claims of new keys fail: its service unreachable (a closed port, a closed
+     * connection) or the store full. The contract checks that the asynchronous calls report such a failure through
+     * their stage. Every store supplies one; without it the test that needs it fails, naming this method.
+     */
+    protected IdempotencyStore createFailingStore() {
+        return null;
+    }
 
     /** A lease short enough to wait out in a test, long enough that the store answers well within it. */
     protected Duration shortLease() {
@@ -520,6 +539,174 @@ public abstract class IdempotencyStoreContract {
 
         assertThat(first).hasSize(250).allMatch(r -> r instanceof ClaimResult.Acquired);
         assertThat(second).hasSize(250).allMatch(r -> r instanceof ClaimResult.Busy);
+    }
+
+    // ---------------------------------------------------------------- asynchronous calls
+
+    private static final Duration ASYNC_BOUND = Duration.ofSeconds(30);
+
+    /** The answer of a stage, once it completed (within a bound). */
+    private static <T> T settle(CompletionStage<T> stage) {
+        CompletableFuture<T> future = stage.toCompletableFuture();
+        await().atMost(ASYNC_BOUND).until(future::isDone);
+        return future.join();
+    }
+
+    /** What the stage failed with, as the stage itself holds it (a wrapped failure shows as its wrapper). */
+    private static Throwable failureOf(CompletionStage<?> stage) {
+        CompletableFuture<?> future = stage.toCompletableFuture();
+        await().atMost(ASYNC_BOUND).until(future::isDone);
+        return future.handle((value, failure) -> failure).join();
+    }
+
+    /** A call's outcome, to compare a synchronous call with an asynchronous one: the answer, or what failed it. */
+    private static String outcome(Supplier<?> call) {
+        try {
+            return "answered " + call.get();
+        } catch (RuntimeException e) {
+            return "failed with " + e.getClass().getName();
+        }
+    }
+
+    private static String outcome(CompletionStage<?> stage) {
+        Throwable failure = failureOf(stage);
+        return failure == null ? "answered " + stage.toCompletableFuture().join()
+                : "failed with " + failure.getClass().getName();
+    }
+
+    /**
+     * Records in every state a claim can meet, in namespace {@code ns}, and a batch that claims them: a new key,
+     * a live lease, a completed key, a completed key and a live lease under another fingerprint, a released key,
+     * and a new key twice.
+     */
+    private List<ClaimRequest> claimsOfEveryState(String ns) {
+        IdempotencyKey busy = IdempotencyKey.of(ns, "busy");
+        IdempotencyKey done = IdempotencyKey.of(ns, "done");
+        IdempotencyKey clash = IdempotencyKey.of(ns, "clash");
+        IdempotencyKey released = IdempotencyKey.of(ns, "released");
+        acquire(busy, "fp-1", LONG);
+        assertThat(store.complete(acquire(done, "fp-1", LONG), bytes("r-done"), RETENTION)).isTrue();
+        assertThat(store.complete(acquire(clash, "fp-a", LONG), bytes("r-clash"), RETENTION)).isTrue();
+        assertThat(store.release(acquire(released, "fp-1", LONG))).isTrue();
+        IdempotencyKey fresh = IdempotencyKey.of(ns, "fresh");
+        IdempotencyKey twice = IdempotencyKey.of(ns, "twice");
+        return List.of(request(fresh, "fp-1", LONG), request(busy, "fp-1", LONG), request(done, "fp-1", LONG),
+                request(clash, "fp-b", LONG), request(busy, "fp-b", LONG), request(released, "fp-1", LONG),
+                request(twice, "fp-1", LONG), request(twice, "fp-1", LONG));
+    }
+
+    @Test
+    @DisplayName("claimAllAsync answers exactly as claimAll: new keys, duplicates, busy, conflicts, a key twice")
+    void claimAllAsyncAnswersAsClaimAll() {
+        List<ClaimRequest> sync = claimsOfEveryState(newNamespace());
+        List<ClaimRequest> async = claimsOfEveryState(newNamespace());
+
+        List<ClaimResult> expected = store.claimAll(sync);
+        List<ClaimResult> answered = settle(store.claimAllAsync(async));
+
+        assertThat(answered.stream().map(Answers::describe).toList())
+                .isEqualTo(expected.stream().map(Answers::describe).toList());
+        assertThat(answered.stream().map(r -> r.getClass().getSimpleName()).distinct())
+                .containsExactlyInAnyOrder("Acquired", "Busy", "Duplicate", "Conflict");
+        for (ClaimResult result : answered) {
+            if (result instanceof ClaimResult.Acquired acquired) {
+                assertThat(store.complete(acquired.lease(), bytes("ok"), RETENTION))
+                        .as("completion of %s acquired asynchronously", acquired.lease().key()).isTrue();
+            }
+        }
+    }
+
+    /**
+     * Leases in every state a completion can meet, in namespace {@code ns}: current, stale (a newer token), already
+     * completed, released, and one lease completed twice.
+     */
+    private List<Completion> completionsOfEveryState(String ns) {
+        Lease current = acquire(IdempotencyKey.of(ns, "current"), "fp-1", LONG);
+        Lease stale = acquire(IdempotencyKey.of(ns, "stale"), "fp-1", LONG);
+        Lease done = acquire(IdempotencyKey.of(ns, "done"), "fp-1", LONG);
+        assertThat(store.complete(done, bytes("earlier"), RETENTION)).isTrue();
+        Lease released = acquire(IdempotencyKey.of(ns, "released"), "fp-1", LONG);
+        assertThat(store.release(released)).isTrue();
+        Lease twice = acquire(IdempotencyKey.of(ns, "twice"), "fp-1", LONG);
+        Lease forged = new Lease(stale.key(), stale.token() + 1, stale.deadline());
+        return List.of(new Completion(current, bytes("a"), RETENTION), new Completion(forged, bytes("b"), RETENTION),
+                new Completion(done, bytes("c"), RETENTION), new Completion(released, bytes("d"), RETENTION),
+                new Completion(twice, bytes("first"), RETENTION), new Completion(twice, null, RETENTION));
+    }
+
+    @Test
+    @DisplayName("completeAllAsync answers exactly as completeAll: current, stale token, completed, released, twice")
+    void completeAllAsyncAnswersAsCompleteAll() {
+        List<Completion> sync = completionsOfEveryState(newNamespace());
+        List<Completion> async = completionsOfEveryState(newNamespace());
+
+        List<Boolean> expected = store.completeAll(sync);
+        List<Boolean> answered = settle(store.completeAllAsync(async));
+
+        assertThat(answered).isEqualTo(expected).containsExactly(true, false, false, false, true, false);
+        for (int i = 0; i < sync.size(); i++) {
+            assertThat(store.find(async.get(i).lease().key()).map(Answers::describe))
+                    .as("record of %s", async.get(i).lease().key().id())
+                    .isEqualTo(store.find(sync.get(i).lease().key()).map(Answers::describe));
+        }
+    }
+
+    @Test
+    @DisplayName("the async calls answer empty batches with empty lists")
+    void asyncEmptyBatches() {
+        assertThat(settle(store.claimAllAsync(List.of()))).isEmpty();
+        assertThat(settle(store.completeAllAsync(List.of()))).isEmpty();
+    }
+
+    @Test
+    @DisplayName("16 async claims of one key in flight at once: exactly one acquires")
+    void asyncClaimsRaceOneWinner() {
+        IdempotencyKey key = key("async-race");
+        List<CompletionStage<List<ClaimResult>>> inFlight = new ArrayList<>();
+        for (int i = 0; i < 16; i++) {
+            inFlight.add(store.claimAllAsync(List.of(request(key, "fp", LONG))));
+        }
+        int acquired = 0;
+        for (CompletionStage<List<ClaimResult>> stage : inFlight) {
+            ClaimResult result = settle(stage).get(0);
+            assertThat(result).isInstanceOfAny(ClaimResult.Acquired.class, ClaimResult.Busy.class);
+            acquired += result instanceof ClaimResult.Acquired ? 1 : 0;
+        }
+        assertThat(acquired).isEqualTo(1);
+    }
+
+    @Test
+    @DisplayName("a request claimAll refuses fails the async stage the same way; the async call itself does not throw")
+    void asyncRefusesWhatSyncRefuses() {
+        List<ClaimRequest> syncBatch = Arrays.asList(request(key("refused-sync"), "fp", LONG), null);
+        List<ClaimRequest> asyncBatch = Arrays.asList(request(key("refused-async"), "fp", LONG), null);
+        Throwable sync = catchThrowable(() -> store.claimAll(syncBatch));
+        assertThat(sync).as("claimAll with a null request").isNotNull();
+
+        CompletionStage<List<ClaimResult>> stage = store.claimAllAsync(asyncBatch);
+
+        assertThat(failureOf(stage)).hasSameClassAs(sync);
+    }
+
+    @Test
+    @DisplayName("a store failure completes the async stage exceptionally with what the sync call throws")
+    void storeFailureCompletesTheAsyncStage() {
+        IdempotencyStore failing = createFailingStore();
+        assertThat(failing).as("createFailingStore() of %s: override it to return a store whose claims fail",
+                getClass().getName()).isNotNull();
+        try (failing) {
+            Throwable sync = catchThrowable(() -> failing.claimAll(List.of(request(key("failing-sync"), "fp", LONG))));
+            assertThat(sync).as("claimAll on the failing store").isInstanceOf(OnceException.class);
+
+            CompletionStage<List<ClaimResult>> stage = failing.claimAllAsync(
+                    List.of(request(key("failing-async"), "fp", LONG)));
+
+            assertThat(failureOf(stage)).hasSameClassAs(sync);
+            Lease forged = new Lease(key("failing-lease"), 1, Instant.now().plus(LONG));
+            List<Completion> completions = List.of(new Completion(forged, bytes("x"), RETENTION));
+            assertThat(outcome(failing.completeAllAsync(completions)))
+                    .isEqualTo(outcome(() -> failing.completeAll(completions)));
+        }
     }
 
     // ---------------------------------------------------------------- bad and odd keys

@@ -10,4 +10,10 @@ class TieredInMemoryStoreContractTest extends IdempotencyStoreContract {
     protected IdempotencyStore createStore() {
         return TieredIdempotencyStore.of(InMemoryIdempotencyStore.create(), InMemoryIdempotencyStore.create());
     }
+
+    /** A store of record that is full: every new key is refused with StoreFullException. */
+    @Override
+    protected IdempotencyStore createFailingStore() {
+        return TieredIdempotencyStore.of(InMemoryIdempotencyStore.create(), InMemoryStoreContractTest.full());
+    }
 }

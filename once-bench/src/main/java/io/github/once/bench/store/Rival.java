@@ -15,10 +15,12 @@ import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.Locale;
 import java.util.UUID;
 import java.util.regex.Matcher;
 import java.util.regex.Pattern;
+import java.util.stream.Collectors;
 
 import org.apache.camel.component.redis.processor.idempotent.SpringRedisIdempotentRepository;
 import org.apache.camel.component.redis.processor.idempotent.SpringRedisStringIdempotentRepository;
@@ -100,6 +102,17 @@ public enum Rival {
         }
     },
 
+    /**
+     * The floor on Redis, for the ratio of Once's store to it: {@code SET NX PX} then {@code SET XX PX} per new key,
+     * one {@code SET NX} per duplicate (see {@link FloorRedis}).
+     */
+    FLOOR_REDIS("redis") {
+        @Override
+        public RepositoryUnderTest open(Services services) {
+            return new FloorRedis(services.redisUri(), namespace(), RETENTION);
+        }
+    },
+
     ONCE_JDBC("postgresql") {
         @Override
         public RepositoryUnderTest open(Services services) {
@@ -120,6 +133,16 @@ public enum Rival {
             RedisIdempotencyStore front = RedisIdempotencyStore.builder().uri(services.redisUri()).build();
             // Closing the repository closes the tiered store, which closes both; jdbc.close() then deletes the rows.
             return new OnceRepository(TieredIdempotencyStore.of(front, jdbc.store()), namespace, RETENTION, jdbc::close);
+        }
+    },
+    /**
+     * The floor on PostgreSQL, for the ratio of Once's store to it: {@code INSERT ... ON CONFLICT DO NOTHING} then
+     * {@code UPDATE}, each auto-committed, per new key; the one insert per duplicate (see {@link FloorPostgres}).
+     */
+    FLOOR_POSTGRESQL("postgresql") {
+        @Override
+        public RepositoryUnderTest open(Services services) {
+            return new FloorPostgres(services.dataSource("floor-postgresql"), namespace(), RETENTION);
         }
     },
     CAMEL_JDBC("postgresql") {
@@ -176,8 +199,8 @@ public enum Rival {
                 return rival;
             }
         }
-        throw new IllegalArgumentException("rival must be one of once-memory, camel-memory, si-memory, once-redis, "
-                + "camel-redis, camel-redis-set, si-redis, once-jdbc, camel-jdbc, si-jdbc, but was '" + name + "'");
+        throw new IllegalArgumentException("rival must be one of " + Arrays.stream(values()).map(Rival::paramName)
+                .collect(Collectors.joining(", ")) + ", but was '" + name + "'");
     }
 
     /** Opens a fresh instance on its own namespace. */

@@ -25,6 +25,8 @@ import org.openjdk.jmh.annotations.Warmup;
 /**
  * Claim + complete per second for Once's stores against Apache Camel's idempotent repositories and Spring
  * Integration's metadata-store selector, on the same local services. Compare rivals of the same store only.
+ * {@code floor-redis} and {@code floor-postgresql} are no peers but the floor: the cheapest pair of commands per
+ * new key on that store ({@link FloorRedis}, {@link FloorPostgres}), so a store's ratio to it can be read off.
  *
  * <p>{@code newKey}: every call a key never seen (the normal path). {@code duplicateKey}: every call a key already
  * done (a redelivery). {@code newKeyBatch} and {@code duplicateKeyBatch} do the same for batches of {@value #BATCH}
@@ -33,6 +35,8 @@ import org.openjdk.jmh.annotations.Warmup;
  * <pre>
  * java -cp "once-bench/target/classes:$(cat once-bench/target/bench-classpath.txt)" org.openjdk.jmh.Main \
  *     StoreBenchmark -p rival=once-redis,camel-redis,si-redis -t 4
+ * java -cp ... org.openjdk.jmh.Main 'StoreBenchmark\.(newKey|duplicateKey)$' \
+ *     -p rival=once-redis,floor-redis,once-jdbc,floor-postgresql -t 1
  * </pre>
  */
 @State(Scope.Benchmark)
@@ -48,8 +52,8 @@ public class StoreBenchmark {
 
     // The in-memory rivals (once-memory, camel-memory, si-memory) run on request with -p rival=...: Camel's is a
     // bounded LRU and Once's forgets quickly here, so they are no like-for-like default.
-    @Param({"once-redis", "camel-redis", "camel-redis-set", "si-redis",
-            "once-jdbc", "once-tiered", "camel-jdbc", "si-jdbc"})
+    @Param({"once-redis", "floor-redis", "camel-redis", "camel-redis-set", "si-redis",
+            "once-jdbc", "floor-postgresql", "once-tiered", "camel-jdbc", "si-jdbc"})
     public String rival;
 
     private RepositoryUnderTest repository;

@@ -3,11 +3,16 @@ package io.github.once.examples.orderflow;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.once.TieredIdempotencyStore;
+import io.github.once.jdbc.JdbcDialect;
 import io.github.once.jdbc.JdbcIdempotencyStore;
 import io.github.once.redis.RedisIdempotencyStore;
 import io.github.once.spi.IdempotencyStore;
 import io.github.once.testkit.IdempotencyStoreContract;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetAddress;
+import java.net.ServerSocket;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;
@@ -15,6 +20,7 @@ import java.util.UUID;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.postgresql.ds.PGSimpleDataSource;
 
 /** The tiered store with the real Redis store in front of the real PostgreSQL store passes the whole contract. */
 class TieredRedisOverPostgresContractTest extends IdempotencyStoreContract {
@@ -44,6 +50,28 @@ class TieredRedisOverPostgresContractTest extends IdempotencyStoreContract {
     protected IdempotencyStore createStore() {
         JdbcIdempotencyStore records = JdbcIdempotencyStore.builder(pool).tableName(TABLE)
                 .createTableIfMissing(true).build();
+        RedisIdempotencyStore front = RedisIdempotencyStore.builder().uri("redis://127.0.0.1:6379")
+                .keyPrefix("once:tiered-test:").timeout(Duration.ofSeconds(2)).build();
+        return TieredIdempotencyStore.of(front, records);
+    }
+
+    /**
+     * The same tiers with the store of record on a port where nothing listens: a new key's claim fails with
+     * StoreUnavailableException (the front answers only duplicates).
+     */
+    @Override
+    protected IdempotencyStore createFailingStore() {
+        int port;
+        try (ServerSocket socket = new ServerSocket(0, 1, InetAddress.getLoopbackAddress())) {
+            port = socket.getLocalPort(); // closed again here, so nothing listens there
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+        PGSimpleDataSource down = new PGSimpleDataSource();
+        down.setUrl("jdbc:postgresql://127.0.0.1:" + port + "/test");
+        down.setUser("postgres");
+        JdbcIdempotencyStore records = JdbcIdempotencyStore.builder(down).dialect(JdbcDialect.POSTGRESQL)
+                .tableName(TABLE).build();
         RedisIdempotencyStore front = RedisIdempotencyStore.builder().uri("redis://127.0.0.1:6379")
                 .keyPrefix("once:tiered-test:").timeout(Duration.ofSeconds(2)).build();
         return TieredIdempotencyStore.of(front, records);
