@@ -6,6 +6,7 @@ import io.github.once.spi.IdempotencyStore;
 import io.github.once.spi.Lease;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Supplier;
@@ -63,5 +64,10 @@ final class SeverableStore implements IdempotencyStore {
     @Override
     public Optional<IdempotencyRecord> find(IdempotencyKey key) {
         return call(() -> inner.find(key));
+    }
+
+    @Override
+    public List<Optional<IdempotencyRecord>> findAll(List<IdempotencyKey> keys) {
+        return call(() -> inner.findAll(keys)); // one call, as a store with a batch read makes it
     }
 }

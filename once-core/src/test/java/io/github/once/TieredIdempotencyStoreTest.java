@@ -97,6 +97,26 @@ class TieredIdempotencyStoreTest {
     }
 
     @Test
+    @DisplayName("a batch of duplicates is answered by the front with one read, without the store of record")
+    void frontAnswersABatchOfDuplicatesWithOneRead() {
+        List<Task<String>> tasks = new ArrayList<>();
+        for (int i = 0; i < 3; i++) {
+            tasks.add(new Task<>(IdempotencyKey.of("orders", "batch-" + i), bytes("order " + i), ResultCodec.utf8(),
+                    ctx -> "receipt-" + ctx.key().id()));
+        }
+        assertThat(once.executeAll(tasks)).allMatch(o -> o instanceof Outcome.Processed);
+        resetCounts();
+
+        List<Outcome<String>> again = once.executeAll(tasks);
+
+        assertThat(again).allMatch(o -> o instanceof Outcome.Duplicate);
+        assertThat(((Outcome.Duplicate<String>) again.get(2)).result()).isEqualTo("receipt-batch-2");
+        assertThat(records.calls).as("store of record calls").hasValue(0);
+        assertThat(front.calls).as("front calls").hasValue(1);
+        assertThat(store.frontHits()).isEqualTo(3);
+    }
+
+    @Test
     @DisplayName("another payload under a completed key is a conflict, answered by the front alone")
     void frontAnswersConflicts() {
         run("order");

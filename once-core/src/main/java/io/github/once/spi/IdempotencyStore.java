@@ -109,6 +109,18 @@ public interface IdempotencyStore extends AutoCloseable {
     Optional<IdempotencyRecord> find(IdempotencyKey key);
 
     /**
+     * The records of many keys, in order, as {@link #find} answers each. Stores that can do so answer in one round
+     * trip; a tiered store's front reads a batch's copies with it.
+     */
+    default List<Optional<IdempotencyRecord>> findAll(List<IdempotencyKey> keys) {
+        List<Optional<IdempotencyRecord>> found = new ArrayList<>(keys.size());
+        for (IdempotencyKey key : keys) {
+            found.add(find(key));
+        }
+        return found;
+    }
+
+    /**
      * Checks, before the first message, that this store can do its job: it answers, and what it needs exists (a
      * table with its columns, scripts that load). Consumers call it when they start, so a setup mistake fails at
      * once with a message that says how to fix it, instead of on the first delivery. Does nothing by default.

@@ -351,6 +351,25 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         return Replies.find(key, reply);
     }
 
+    /** Every key's find sent before any reply is read: one round trip for the batch, on a cluster too. */
+    @Override
+    @SuppressWarnings("unchecked")
+    public List<Optional<IdempotencyRecord>> findAll(List<IdempotencyKey> keysToFind) {
+        int n = keysToFind.size();
+        byte[][] keyNames = new byte[n][];
+        byte[][][] args = new byte[n][][];
+        for (int i = 0; i < n; i++) {
+            keyNames[i] = keys.key(Objects.requireNonNull(keysToFind.get(i), "key"));
+            args[i] = new byte[0][];
+        }
+        List<Object> replies = n == 0 ? List.of() : eachKey(LuaScript.FIND, ScriptOutputType.MULTI, keyNames, args);
+        List<Optional<IdempotencyRecord>> found = new ArrayList<>(n);
+        for (int i = 0; i < n; i++) {
+            found.add(Replies.find(keysToFind.get(i), (List<Object>) replies.get(i)));
+        }
+        return found;
+    }
+
     /** The Redis key that holds {@code key}'s record, for operators and tests. */
     public String redisKey(IdempotencyKey key) {
         return new String(keys.key(key), StandardCharsets.UTF_8);

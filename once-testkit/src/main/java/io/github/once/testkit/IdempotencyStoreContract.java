@@ -152,6 +152,32 @@ public abstract class IdempotencyStoreContract {
     }
 
     @Test
+    @DisplayName("findAll answers each key, in order, as find does: completed, in progress, absent, a key twice")
+    void findAllAnswersAsFindDoes() {
+        IdempotencyKey done = key("find-done");
+        IdempotencyKey working = key("find-working");
+        IdempotencyKey absent = key("find-absent");
+        assertThat(store.complete(acquire(done), bytes("receipt"), RETENTION)).isTrue();
+        Lease lease = acquire(working);
+
+        List<Optional<IdempotencyRecord>> found = store.findAll(List.of(done, working, absent, done));
+
+        assertThat(found).hasSize(4);
+        assertThat(found.get(0)).get().satisfies(r -> {
+            assertThat(r.key()).isEqualTo(done);
+            assertThat(r.state()).isEqualTo(RecordState.COMPLETED);
+            assertThat(r.result()).isEqualTo(bytes("receipt"));
+        });
+        assertThat(found.get(1)).get().satisfies(r -> {
+            assertThat(r.state()).isEqualTo(RecordState.IN_PROGRESS);
+            assertThat(r.token()).isEqualTo(lease.token());
+        });
+        assertThat(found.get(2)).isEmpty();
+        assertThat(found.get(3)).get().extracting(IdempotencyRecord::state).isEqualTo(RecordState.COMPLETED);
+        assertThat(store.findAll(List.of())).isEmpty();
+    }
+
+    @Test
     @DisplayName("a key under a live lease is busy until that lease's deadline")
     void liveLeaseIsBusy() {
         IdempotencyKey key = key("order-2");
