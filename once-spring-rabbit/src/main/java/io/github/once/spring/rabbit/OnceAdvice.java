@@ -163,12 +163,12 @@ public final class OnceAdvice implements MethodInterceptor, AutoCloseable {
         requireRunning(queue, events, List.of(delivery));
         ContainerPolicy.Admitted admitted = policy.admit(delivery);
         events.taken(delivery, admitted.attempt());
+        Channel channel = (Channel) invocation.getArguments()[0];
         Disposition.Action action;
         if (admitted.key() == null) {
             action = policy.decide(admitted, null);
         } else {
             ReplyCapture capture = ReplyCapture.forReplyTo(message.getMessageProperties().getReplyTo());
-            Channel channel = (Channel) invocation.getArguments()[0];
             Task<byte[]> task = new Task<>(admitted.key(), message.getBody(), ResultCodec.bytes(), ctx -> {
                 invocation.getArguments()[0] = capture.wrap(channel);
                 proceed(invocation);
@@ -178,12 +178,12 @@ public final class OnceAdvice implements MethodInterceptor, AutoCloseable {
             try {
                 outcome = shared.transactions != null ? shared.transactions.execute(task) : shared.executor.execute(task);
             } catch (RuntimeException e) {
-                carryOut(queue, events, delivery, admitted.key(), policy.storeFailed(e));
+                carryOut(queue, events, channel, delivery, admitted.key(), policy.storeFailed(e));
                 return null;
             }
             action = policy.decide(admitted, outcome);
         }
-        carryOut(queue, events, delivery, admitted.key(), action);
+        carryOut(queue, events, channel, delivery, admitted.key(), action);
         return null;
     }
 
@@ -193,6 +193,7 @@ public final class OnceAdvice implements MethodInterceptor, AutoCloseable {
         String queue = messages.get(0).getMessageProperties().getConsumerQueue();
         QueueEvents events = shared.events(queue);
         events.batch(messages.size());
+        Channel channel = (Channel) invocation.getArguments()[0];
         List<SpringDelivery> deliveries = new ArrayList<>(messages.size());
         for (Message m : messages) {
             deliveries.add(SpringDelivery.of(m));
@@ -235,7 +236,7 @@ public final class OnceAdvice implements MethodInterceptor, AutoCloseable {
             ContainerPolicy.Admitted a = admitted.get(i);
             Outcome<byte[]> outcome = a.key() == null ? null : outcomes.get(next++);
             try {
-                carryOut(queue, events, deliveries.get(i), a.key(), policy.decide(a, outcome));
+                carryOut(queue, events, channel, deliveries.get(i), a.key(), policy.decide(a, outcome));
             } catch (ImmediateRequeueAmqpException e) {
                 // The container gives the whole batch back: the deliveries not carried out yet go back too.
                 for (int j = i + 1; j < admitted.size(); j++) {
@@ -313,13 +314,24 @@ public final class OnceAdvice implements MethodInterceptor, AutoCloseable {
 
     // ---- carrying out a decision
 
-    private void carryOut(String queue, QueueEvents events, SpringDelivery delivery, IdempotencyKey key,
-                          Disposition.Action action) {
+    /**
+     * Carries out a decision before the container acks. A delivery whose channel closed while it was in hand was
+     * requeued by the broker with the channel, and the container's ack cannot reach it: Once sends no copy (it
+     * would double the redelivery) and reports it {@code ABANDONED}, as {@code OnceConsumer} does; a reply still
+     * goes out.
+     */
+    private void carryOut(String queue, QueueEvents events, Channel channel, SpringDelivery delivery,
+                          IdempotencyKey key, Disposition.Action action) {
+        boolean live = channel == null || channel.isOpen();
         if (action instanceof Disposition.Requeue requeue) {
-            events.settled(delivery, key, action.action());
+            events.settled(delivery, key, live ? action.action() : ConsumerAction.ABANDONED);
             shared.pause.pause(queue, requeue.cause());
             throw new ImmediateRequeueAmqpException("Once: the store is unreachable; the message goes back",
                     requeue.cause());
+        }
+        if (!live && action instanceof Disposition.Move) {
+            events.settled(delivery, key, ConsumerAction.ABANDONED);
+            return;
         }
         if (action instanceof Disposition.Move move) {
             try {
@@ -339,7 +351,7 @@ public final class OnceAdvice implements MethodInterceptor, AutoCloseable {
                         e.toString());
             }
         }
-        events.settled(delivery, key, action.action());
+        events.settled(delivery, key, live ? action.action() : ConsumerAction.ABANDONED);
     }
 
     /** While the queue is paused its containers are stopping: what still arrives goes back untouched. */
