@@ -5,6 +5,8 @@ import java.util.List;
 import java.util.UUID;
 
 import org.junit.jupiter.api.Test;
+import org.springframework.amqp.core.Message;
+import org.springframework.amqp.core.MessageProperties;
 import org.springframework.amqp.rabbit.batch.SimpleBatchingStrategy;
 import org.springframework.amqp.rabbit.connection.ConnectionFactory;
 import org.springframework.amqp.rabbit.core.BatchingRabbitTemplate;
@@ -53,7 +55,9 @@ class DirectListenerScenariosTest extends ListenerScenariosContract {
             // Sent twice; the batch carries the properties of its first message, so its key is that message's id.
             for (int round = 0; round < 2; round++) {
                 for (String body : bodies) {
-                    batching.send("", batch, message(first, body));
+                    Message m = message(first, body);
+                    m.getMessageProperties().setContentType(MessageProperties.CONTENT_TYPE_TEXT_PLAIN);
+                    batching.send("", batch, m);
                 }
                 batching.flush();
             }

@@ -6,6 +6,7 @@ import org.springframework.amqp.rabbit.config.SimpleRabbitListenerContainerFacto
 import org.springframework.amqp.rabbit.connection.ConnectionFactory;
 import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.autoconfigure.condition.ConditionalOnProperty;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.core.env.Environment;
@@ -13,18 +14,30 @@ import org.springframework.core.env.Environment;
 /**
  * The application under test: Boot's auto-configuration (a {@code SimpleMessageListenerContainer} factory, or a
  * {@code DirectMessageListenerContainer} one with {@code spring.rabbitmq.listener.type=direct}), the listeners, a
- * batch container factory of the same kind, the store seen through {@link ScenarioStore}, and broker connections
- * named for this context.
+ * batch container factory of the same kind with the batch listener that kind supports, the store seen through
+ * {@link ScenarioStore}, and broker connections named for this context.
  */
 @Configuration(proxyBeanMethods = false)
 @EnableAutoConfiguration
 public class ScenarioApp {
-    /** How often a direct container restarts the consumers it lost with a channel or a connection. */
-    static final long DIRECT_MONITOR_INTERVAL_MS = 200;
+    /** How soon a direct container restarts the consumers it lost with a channel or a connection. */
+    static final long DIRECT_RESTART_MS = 200;
 
     @Bean
     ScenarioListeners listeners() {
         return new ScenarioListeners();
+    }
+
+    @Bean
+    @ConditionalOnProperty(name = "spring.rabbitmq.listener.type", havingValue = "simple", matchIfMissing = true)
+    ScenarioListeners.ConsumerBatch consumerBatch(ScenarioListeners listeners) {
+        return new ScenarioListeners.ConsumerBatch(listeners);
+    }
+
+    @Bean
+    @ConditionalOnProperty(name = "spring.rabbitmq.listener.type", havingValue = "direct")
+    ScenarioListeners.ProducerBatch producerBatch(ScenarioListeners listeners) {
+        return new ScenarioListeners.ProducerBatch(listeners);
     }
 
     @Bean
@@ -37,14 +50,18 @@ public class ScenarioApp {
         return ScenarioStore.wrapping();
     }
 
-    /** A direct container checks its consumers every 5 s by default; the tests wait for less. */
+    /**
+     * A direct container checks its consumers on its monitor interval and restarts lost ones at most once per
+     * failed-declaration retry interval: 5 s by default; the tests wait for less.
+     */
     @Bean
     static BeanPostProcessor directContainerMonitor() {
         return new BeanPostProcessor() {
             @Override
             public Object postProcessAfterInitialization(Object bean, String name) {
                 if (bean instanceof DirectRabbitListenerContainerFactory direct) {
-                    direct.setMonitorInterval(DIRECT_MONITOR_INTERVAL_MS);
+                    direct.setMonitorInterval(DIRECT_RESTART_MS);
+                    direct.setFailedDeclarationRetryInterval(DIRECT_RESTART_MS);
                 }
                 return bean;
             }

@@ -42,7 +42,7 @@ public class ScenarioListeners {
         return gate;
     }
 
-    private void effect(String id) {
+    void effect(String id) {
         effects.computeIfAbsent(id, k -> new AtomicInteger()).incrementAndGet();
     }
 
@@ -89,19 +89,44 @@ public class ScenarioListeners {
         return "answer:" + body + ":" + replies.incrementAndGet();
     }
 
-    /** Consumer batches on a SimpleMessageListenerContainer; producer batches on a DirectMessageListenerContainer. */
-    @RabbitListener(queuesToDeclare = @Queue("${scenario.batch}"), containerFactory = "batchFactory")
-    @Once
-    public void batch(List<Message> messages) {
-        batchSizes.add(messages.size());
-        batchBodies.add(messages.stream().map(ScenarioListeners::body).toList());
-        for (Message m : messages) {
-            if (body(m).equals("fail")) {
-                throw new IllegalStateException("boom " + m.getMessageProperties().getMessageId());
+    /** The batch listener of a simple container with consumer batching: one claim for the batch. */
+    public static class ConsumerBatch {
+        private final ScenarioListeners listeners;
+
+        ConsumerBatch(ScenarioListeners listeners) {
+            this.listeners = listeners;
+        }
+
+        @RabbitListener(queuesToDeclare = @Queue("${scenario.batch}"), containerFactory = "batchFactory")
+        @Once
+        public void batch(List<Message> messages) {
+            listeners.batchSizes.add(messages.size());
+            for (Message m : messages) {
+                if (body(m).equals("fail")) {
+                    throw new IllegalStateException("boom " + m.getMessageProperties().getMessageId());
+                }
+            }
+            for (Message m : messages) {
+                listeners.effect("batch:" + m.getMessageProperties().getMessageId());
             }
         }
-        for (Message m : messages) {
-            effect("batch:" + m.getMessageProperties().getMessageId());
+    }
+
+    /**
+     * The batch listener of a direct container, which gets the batches a producer made, each one AMQP message.
+     * Spring AMQP hands such a batch to a listener as payloads (not as AMQP messages).
+     */
+    public static class ProducerBatch {
+        private final ScenarioListeners listeners;
+
+        ProducerBatch(ScenarioListeners listeners) {
+            this.listeners = listeners;
+        }
+
+        @RabbitListener(queuesToDeclare = @Queue("${scenario.batch}"), containerFactory = "batchFactory")
+        @Once
+        public void batch(List<String> bodies) {
+            listeners.batchBodies.add(List.copyOf(bodies));
         }
     }
 
@@ -118,7 +143,8 @@ public class ScenarioListeners {
         handle(message);
     }
 
-    @RabbitListener(queuesToDeclare = @Queue("${scenario.soak}"), concurrency = "2")
+    /** Four consumers: the soak is thousands of deliveries, each two store round trips. */
+    @RabbitListener(queuesToDeclare = @Queue("${scenario.soak}"), concurrency = "4")
     @Once
     public void soak(Message message) throws InterruptedException {
         handle(message);
