@@ -23,7 +23,6 @@ import org.springframework.amqp.rabbit.annotation.RabbitListener;
 public class ScenarioListeners {
     final Map<String, AtomicInteger> effects = new ConcurrentHashMap<>();
     final List<Integer> attemptsSeen = new CopyOnWriteArrayList<>();
-    final List<Integer> batchSizes = new CopyOnWriteArrayList<>();
     final List<List<String>> batchBodies = new CopyOnWriteArrayList<>();
     final Map<String, Channel> channels = new ConcurrentHashMap<>();
     final Map<String, Gate> gates = new ConcurrentHashMap<>();
@@ -100,7 +99,6 @@ public class ScenarioListeners {
         @RabbitListener(queuesToDeclare = @Queue("${scenario.batch}"), containerFactory = "batchFactory")
         @Once
         public void batch(List<Message> messages) {
-            listeners.batchSizes.add(messages.size());
             for (Message m : messages) {
                 if (body(m).equals("fail")) {
                     throw new IllegalStateException("boom " + m.getMessageProperties().getMessageId());
