@@ -20,8 +20,8 @@ import org.springframework.core.env.Environment;
 @Configuration(proxyBeanMethods = false)
 @EnableAutoConfiguration
 public class ScenarioApp {
-    /** How soon a direct container restarts the consumers it lost with a channel or a connection. */
-    static final long DIRECT_RESTART_MS = 200;
+    /** How soon a container restarts the consumers it lost with a channel or a connection. */
+    static final long RESTART_MS = 200;
 
     @Bean
     ScenarioListeners listeners() {
@@ -51,17 +51,21 @@ public class ScenarioApp {
     }
 
     /**
-     * A direct container checks its consumers on its monitor interval and restarts lost ones at most once per
-     * failed-declaration retry interval: 5 s by default; the tests wait for less.
+     * Containers retry a consumer that could not start after a recovery interval, and a direct container checks its
+     * consumers on its monitor interval and restarts lost ones at most once per failed-declaration retry interval:
+     * 5 s each by default; the tests wait for less.
      */
     @Bean
-    static BeanPostProcessor directContainerMonitor() {
+    static BeanPostProcessor quickContainerRecovery() {
         return new BeanPostProcessor() {
             @Override
             public Object postProcessAfterInitialization(Object bean, String name) {
+                if (bean instanceof AbstractRabbitListenerContainerFactory<?> factory) {
+                    factory.setRecoveryInterval(RESTART_MS);
+                }
                 if (bean instanceof DirectRabbitListenerContainerFactory direct) {
-                    direct.setMonitorInterval(DIRECT_RESTART_MS);
-                    direct.setFailedDeclarationRetryInterval(DIRECT_RESTART_MS);
+                    direct.setMonitorInterval(RESTART_MS);
+                    direct.setFailedDeclarationRetryInterval(RESTART_MS);
                 }
                 return bean;
             }

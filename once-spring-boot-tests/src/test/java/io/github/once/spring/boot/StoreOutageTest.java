@@ -1,13 +1,87 @@
 package io.github.once.spring.boot;
 
+import io.github.once.IdempotencyKey;
+import io.github.once.RecordState;
+
+import java.lang.reflect.Method;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.UUID;
+
+import org.junit.jupiter.api.Test;
+import org.springframework.beans.factory.annotation.Autowired;
+import org.springframework.context.ApplicationContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
-/** The store outage scenarios on Boot's default {@code SimpleMessageListenerContainer}. */
+import static io.github.once.spring.boot.Scenarios.message;
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
+
+/**
+ * The store outage scenarios on Boot's default {@code SimpleMessageListenerContainer}; and the store stopped between
+ * messages, where the health indicator and the pause meters follow too (what they show does not depend on the kind
+ * of container).
+ */
 class StoreOutageTest extends ListenerStoreOutageContract {
+    @Autowired
+    ApplicationContext context;
 
     @DynamicPropertySource
     static void names(DynamicPropertyRegistry r) {
         register(r, "outage");
+    }
+
+    /** The status code of the health indicator, on either Boot line. */
+    private String health() throws Exception {
+        Object indicator = context.getBean("onceHealthIndicator");
+        Method health = indicator.getClass().getMethod("health");
+        health.setAccessible(true);
+        Object result = health.invoke(indicator);
+        Object status = result.getClass().getMethod("getStatus").invoke(result);
+        return status.getClass().getMethod("getCode").invoke(status).toString();
+    }
+
+    private double paused(String queue) {
+        return gauge("once.consumer.paused", queue);
+    }
+
+    @Test
+    void storeStoppedBetweenMessagesPausesAndResumesNothingLostNothingDoubledAndHealthFollows() throws Exception {
+        String single = Scenarios.queue(env, "single");
+        assertThat(health()).isEqualTo("UP");
+        List<String> ids = new ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            String id = "before-" + UUID.randomUUID();
+            ids.add(id);
+            template.send("", single, message(id, "pay"));
+        }
+        // Stopped between messages: every record written, not only every effect done.
+        await().atMost(Duration.ofSeconds(10)).until(() -> ids.stream().allMatch(id -> store.find(
+                IdempotencyKey.of(single, id)).filter(r -> r.state() == RecordState.COMPLETED).isPresent()));
+        double pauses = counted("once.consumer.pauses", single);
+        double resumes = counted("once.consumer.resumes", single);
+
+        redis().stop();
+        await().atMost(Duration.ofSeconds(10)).until(() -> health().equals("DOWN"));
+        for (int i = 0; i < 5; i++) {
+            String id = "during-" + UUID.randomUUID();
+            ids.add(id);
+            template.send("", single, message(id, "pay"));
+            template.send("", single, message(id, "pay"));
+        }
+        await().atMost(Duration.ofSeconds(10)).until(() -> !running(single) && paused(single) == 1);
+
+        redis().start();
+        await().atMost(Duration.ofSeconds(15)).until(() -> health().equals("UP"));
+        await().atMost(Duration.ofSeconds(20)).until(() -> ids.stream().allMatch(id -> listeners.effects(id) >= 1));
+        await().atMost(Duration.ofSeconds(10)).until(() -> running(single));
+        for (String id : ids) {
+            assertThat(listeners.effects(id)).as(id).isEqualTo(1);
+        }
+        assertThat(counted("once.consumer.pauses", single) - pauses).isPositive();
+        assertThat(counted("once.consumer.resumes", single) - resumes).isEqualTo(1);
+        assertThat(paused(single)).isZero();
     }
 }
