@@ -84,7 +84,11 @@ public final class ConsumerMeters implements ConsumerListener {
         return inFlight(Objects.requireNonNull(consumer, "consumer"), OnceConsumer::inFlight);
     }
 
-    <T> ConsumerMeters inFlight(T source, ToDoubleFunction<T> deliveries) {
+    /**
+     * Adds the gauge of deliveries in flight, read from {@code source} (held weakly, like every gauge), for
+     * consumers other than {@link OnceConsumer}: once-spring-rabbit's advice hands its count to its listeners.
+     */
+    public <T> ConsumerMeters inFlight(T source, ToDoubleFunction<T> deliveries) {
         Gauge.builder("once.consumer.in.flight", source, deliveries)
                 .description("Deliveries received and not yet settled")
                 .tags("queue", queue, "namespace", namespace)

@@ -1,5 +1,11 @@
 package io.github.once.spring.boot;
 
+import com.rabbitmq.client.Connection;
+import com.rabbitmq.client.ConnectionFactory;
+
+import io.github.once.rabbitmq.OncePublisher;
+import io.github.once.rabbitmq.OutboundMessage;
+
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -10,10 +16,55 @@ import org.springframework.amqp.core.Message;
 import org.springframework.amqp.core.MessageBuilder;
 import org.springframework.amqp.core.QueueInformation;
 import org.springframework.amqp.rabbit.core.RabbitTemplate;
+import org.springframework.core.env.Environment;
+import org.springframework.test.context.DynamicPropertyRegistry;
 
 /** Sending, counting and draining on the real RabbitMQ, for the scenario tests. */
 final class Scenarios {
+    /** The queues {@link ScenarioListeners} listen to, each named by property {@code scenario.<name>}. */
+    static final List<String> QUEUES = List.of("single", "header", "reply", "batch", "recover", "close", "soak",
+            "metered");
+
     private Scenarios() {
+    }
+
+    /** Fresh names for the queues of one application context, as the {@code scenario.*} properties. */
+    static void register(DynamicPropertyRegistry r, String what) {
+        for (String q : QUEUES) {
+            String name = queueName(what + "-" + q);
+            r.add("scenario." + q, () -> name);
+        }
+        String prefix = "once-spring-test:" + UUID.randomUUID() + ":";
+        r.add("once.redis.key-prefix", () -> prefix);
+    }
+
+    /** The context's queue named by {@code scenario.<name>}. */
+    static String queue(Environment env, String name) {
+        return env.getRequiredProperty("scenario." + name);
+    }
+
+    /** Deletes every queue of the context (after its listeners stopped), with their delay and dead-letter queues. */
+    static void deleteAll(AmqpAdmin admin, Environment env) {
+        deleteAll(admin, QUEUES.stream().map(q -> queue(env, q)).toArray(String[]::new));
+    }
+
+    static OutboundMessage outbound(String queue, String id, String body) {
+        return OutboundMessage.of("", queue, body.getBytes(StandardCharsets.UTF_8)).withMessageId(id);
+    }
+
+    /**
+     * Publishes with confirms on a connection of its own, so that closing the application's connections in a test
+     * cannot lose a message on its way in.
+     */
+    static void publishConfirmed(List<OutboundMessage> messages) {
+        ConnectionFactory factory = new ConnectionFactory();
+        factory.setHost("127.0.0.1");
+        try (Connection connection = factory.newConnection("once-spring-test-publisher");
+             OncePublisher publisher = OncePublisher.builder(connection).build()) {
+            publisher.publishAll(messages);
+        } catch (java.io.IOException | java.util.concurrent.TimeoutException e) {
+            throw new IllegalStateException(e);
+        }
     }
 
     static String queueName(String what) {

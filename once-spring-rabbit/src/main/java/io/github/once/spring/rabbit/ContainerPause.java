@@ -11,8 +11,7 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
-import java.util.function.BiConsumer;
-import java.util.function.Consumer;
+import java.util.function.Function;
 import java.util.function.Supplier;
 
 import org.slf4j.Logger;
@@ -22,7 +21,9 @@ import org.springframework.amqp.rabbit.listener.AbstractMessageListenerContainer
 /**
  * Stops the listener containers of a queue while the store is unreachable, and starts them again once a read of
  * the store succeeds: probes start after the first back-off and double up to the longest. Stopping happens on a
- * thread of its own, never on a consumer's (a container waits for its consumers to finish).
+ * thread of its own, never on a consumer's (a container waits for its consumers to finish). Like
+ * {@code OnceConsumer}'s pause, it reports a pause when it starts and again after every failed probe, with the
+ * back-off it waits next, and one resumption.
  */
 final class ContainerPause implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(ContainerPause.class);
@@ -32,8 +33,7 @@ final class ContainerPause implements AutoCloseable {
     private final Duration initial;
     private final Duration max;
     private final Supplier<Collection<AbstractMessageListenerContainer>> containers;
-    private final BiConsumer<String, Duration> onPause;
-    private final Consumer<String> onResume;
+    private final Function<String, QueueEvents> events;
     private final Set<String> paused = ConcurrentHashMap.newKeySet();
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "once-container-pause");
@@ -43,13 +43,12 @@ final class ContainerPause implements AutoCloseable {
 
     ContainerPause(IdempotencyStore store, Duration initial, Duration max,
                    Supplier<Collection<AbstractMessageListenerContainer>> containers,
-                   BiConsumer<String, Duration> onPause, Consumer<String> onResume) {
+                   Function<String, QueueEvents> events) {
         this.store = store;
         this.initial = initial;
         this.max = max;
         this.containers = containers;
-        this.onPause = onPause;
-        this.onResume = onResume;
+        this.events = events;
     }
 
     boolean isPaused(String queue) {
@@ -63,7 +62,7 @@ final class ContainerPause implements AutoCloseable {
         }
         log.warn("Once: the store is unreachable ({}); stopping the listener containers of queue {} for {} ms",
                 cause.toString(), queue, initial.toMillis());
-        onPause.accept(queue, initial);
+        events.apply(queue).paused(cause, initial);
         timer.execute(() -> {
             for (AbstractMessageListenerContainer c : of(queue)) {
                 try {
@@ -82,6 +81,7 @@ final class ContainerPause implements AutoCloseable {
         } catch (RuntimeException e) {
             Duration next = waited.multipliedBy(2).compareTo(max) > 0 ? max : waited.multipliedBy(2);
             log.info("Once: the store is still unreachable ({}); next try in {} ms", e.toString(), next.toMillis());
+            events.apply(queue).paused(e, next);
             timer.schedule(() -> probe(queue, next), next.toMillis(), TimeUnit.MILLISECONDS);
             return;
         }
@@ -94,7 +94,7 @@ final class ContainerPause implements AutoCloseable {
             }
         }
         log.info("Once: the store answers again; the listener containers of queue {} resumed", queue);
-        onResume.accept(queue);
+        events.apply(queue).resumed();
     }
 
     private List<AbstractMessageListenerContainer> of(String queue) {

@@ -25,6 +25,7 @@ final class MoveSender implements AutoCloseable {
     private final ConsumerConfig config;
     private Connection connection;
     private OncePublisher publisher;
+    private OncePublisher replies;
 
     MoveSender(com.rabbitmq.client.ConnectionFactory factory, ConsumerConfig config) {
         this.factory = factory;
@@ -36,11 +37,24 @@ final class MoveSender implements AutoCloseable {
         publisher().publish(new OutboundMessage("", queue, properties, body));
     }
 
-    /** Sends a reply; a reply is best effort, like {@code OnceConsumer}'s: the caller logs a failure. */
+    /**
+     * Sends a reply; a reply is best effort, like {@code OnceConsumer}'s: the caller logs a failure. Not mandatory,
+     * as {@code OnceConsumer}'s: the broker reports a message to a direct reply-to address as unroutable even
+     * when it delivers it.
+     */
     synchronized void reply(String replyTo, AMQP.BasicProperties properties, byte[] body) {
         Address address = new Address(replyTo);
-        publisher().publish(new OutboundMessage(address.getExchangeName() == null ? "" : address.getExchangeName(),
+        replies().publish(new OutboundMessage(address.getExchangeName() == null ? "" : address.getExchangeName(),
                 address.getRoutingKey(), properties, body));
+    }
+
+    private OncePublisher replies() {
+        Connection c = connection();
+        if (replies == null) {
+            replies = OncePublisher.builder(c).confirmTimeout(config.moveTimeout()).maxAttempts(1).mandatory(false)
+                    .build();
+        }
+        return replies;
     }
 
     /** Declares the delay and dead-letter queues of {@code queue}, as {@code topology} says. */
@@ -75,6 +89,10 @@ final class MoveSender implements AutoCloseable {
         if (publisher != null) {
             publisher.close();
             publisher = null;
+        }
+        if (replies != null) {
+            replies.close();
+            replies = null;
         }
         if (connection != null) {
             try {

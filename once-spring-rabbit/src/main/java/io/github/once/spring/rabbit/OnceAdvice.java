@@ -26,7 +26,9 @@ import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.BiFunction;
 import java.util.function.Function;
+import java.util.function.IntSupplier;
 import java.util.function.Supplier;
 
 import javax.sql.DataSource;
@@ -100,6 +102,15 @@ public final class OnceAdvice implements MethodInterceptor, AutoCloseable {
         return shared.executor;
     }
 
+    /**
+     * Deliveries of {@code queue} taken in hand by the advice and not yet settled (decided, and moved or given
+     * back where the decision says so); the container acks after that.
+     */
+    public int inFlight(String queue) {
+        QueueEvents events = shared.eventsByQueue.get(queue);
+        return events == null ? 0 : events.inFlight();
+    }
+
     /** The containers whose queues are stopped while the store is unreachable (default: none known). */
     public void containers(Supplier<Collection<AbstractMessageListenerContainer>> containers) {
         shared.containers = Objects.requireNonNull(containers, "containers");
@@ -146,17 +157,18 @@ public final class OnceAdvice implements MethodInterceptor, AutoCloseable {
 
     private Object single(MethodInvocation invocation, ContainerPolicy policy, Message message) throws Throwable {
         String queue = message.getMessageProperties().getConsumerQueue();
-        requireRunning(queue);
+        QueueEvents events = shared.events(queue);
+        events.batch(1);
         SpringDelivery delivery = SpringDelivery.of(message);
+        requireRunning(queue, events, List.of(delivery));
         ContainerPolicy.Admitted admitted = policy.admit(delivery);
-        ConsumerListener listener = shared.listener(queue);
-        listener.onDelivery(delivery, admitted.attempt());
+        events.taken(delivery, admitted.attempt());
+        Channel channel = (Channel) invocation.getArguments()[0];
         Disposition.Action action;
         if (admitted.key() == null) {
             action = policy.decide(admitted, null);
         } else {
             ReplyCapture capture = ReplyCapture.forReplyTo(message.getMessageProperties().getReplyTo());
-            Channel channel = (Channel) invocation.getArguments()[0];
             Task<byte[]> task = new Task<>(admitted.key(), message.getBody(), ResultCodec.bytes(), ctx -> {
                 invocation.getArguments()[0] = capture.wrap(channel);
                 proceed(invocation);
@@ -166,12 +178,12 @@ public final class OnceAdvice implements MethodInterceptor, AutoCloseable {
             try {
                 outcome = shared.transactions != null ? shared.transactions.execute(task) : shared.executor.execute(task);
             } catch (RuntimeException e) {
-                carryOut(queue, delivery, admitted.key(), policy.storeFailed(e));
+                carryOut(queue, events, channel, delivery, admitted.key(), policy.storeFailed(e));
                 return null;
             }
             action = policy.decide(admitted, outcome);
         }
-        carryOut(queue, delivery, admitted.key(), action);
+        carryOut(queue, events, channel, delivery, admitted.key(), action);
         return null;
     }
 
@@ -179,17 +191,22 @@ public final class OnceAdvice implements MethodInterceptor, AutoCloseable {
 
     private Object batch(MethodInvocation invocation, ContainerPolicy policy, List<Message> messages) throws Throwable {
         String queue = messages.get(0).getMessageProperties().getConsumerQueue();
-        requireRunning(queue);
-        ConsumerListener listener = shared.listener(queue);
+        QueueEvents events = shared.events(queue);
+        events.batch(messages.size());
+        Channel channel = (Channel) invocation.getArguments()[0];
         List<SpringDelivery> deliveries = new ArrayList<>(messages.size());
+        for (Message m : messages) {
+            deliveries.add(SpringDelivery.of(m));
+        }
+        requireRunning(queue, events, deliveries);
         List<ContainerPolicy.Admitted> admitted = new ArrayList<>(messages.size());
         List<Task<byte[]>> tasks = new ArrayList<>();
         BatchCall call = new BatchCall(invocation);
-        for (Message m : messages) {
-            SpringDelivery d = SpringDelivery.of(m);
+        for (int i = 0; i < messages.size(); i++) {
+            Message m = messages.get(i);
+            SpringDelivery d = deliveries.get(i);
             ContainerPolicy.Admitted a = policy.admit(d);
-            listener.onDelivery(d, a.attempt());
-            deliveries.add(d);
+            events.taken(d, a.attempt());
             admitted.add(a);
             if (a.key() != null) {
                 int taskIndex = tasks.size();
@@ -209,7 +226,7 @@ public final class OnceAdvice implements MethodInterceptor, AutoCloseable {
         } catch (RuntimeException e) {
             Disposition.Action requeue = policy.storeFailed(e);
             for (int i = 0; i < deliveries.size(); i++) {
-                listener.onAction(deliveries.get(i), admitted.get(i).key(), requeue.action());
+                events.settled(deliveries.get(i), admitted.get(i).key(), requeue.action());
             }
             shared.pause.pause(queue, e);
             throw new ImmediateRequeueAmqpException("Once: the store is unreachable; the batch goes back", e);
@@ -218,7 +235,15 @@ public final class OnceAdvice implements MethodInterceptor, AutoCloseable {
         for (int i = 0; i < admitted.size(); i++) {
             ContainerPolicy.Admitted a = admitted.get(i);
             Outcome<byte[]> outcome = a.key() == null ? null : outcomes.get(next++);
-            carryOut(queue, deliveries.get(i), a.key(), policy.decide(a, outcome));
+            try {
+                carryOut(queue, events, channel, deliveries.get(i), a.key(), policy.decide(a, outcome));
+            } catch (ImmediateRequeueAmqpException e) {
+                // The container gives the whole batch back: the deliveries not carried out yet go back too.
+                for (int j = i + 1; j < admitted.size(); j++) {
+                    events.settled(deliveries.get(j), admitted.get(j).key(), ConsumerAction.REQUEUED);
+                }
+                throw e;
+            }
         }
         return null;
     }
@@ -289,22 +314,34 @@ public final class OnceAdvice implements MethodInterceptor, AutoCloseable {
 
     // ---- carrying out a decision
 
-    private void carryOut(String queue, SpringDelivery delivery, IdempotencyKey key, Disposition.Action action) {
-        ConsumerListener listener = shared.listener(queue);
+    /**
+     * Carries out a decision before the container acks. A delivery whose channel closed while it was in hand was
+     * requeued by the broker with the channel, and the container's ack cannot reach it: Once sends no copy (it
+     * would double the redelivery) and reports it {@code ABANDONED}, as {@code OnceConsumer} does; a reply still
+     * goes out.
+     */
+    private void carryOut(String queue, QueueEvents events, Channel channel, SpringDelivery delivery,
+                          IdempotencyKey key, Disposition.Action action) {
+        boolean live = channel == null || channel.isOpen();
         if (action instanceof Disposition.Requeue requeue) {
-            listener.onAction(delivery, key, action.action());
+            events.settled(delivery, key, live ? action.action() : ConsumerAction.ABANDONED);
             shared.pause.pause(queue, requeue.cause());
             throw new ImmediateRequeueAmqpException("Once: the store is unreachable; the message goes back",
                     requeue.cause());
+        }
+        if (!live && action instanceof Disposition.Move) {
+            events.settled(delivery, key, ConsumerAction.ABANDONED);
+            return;
         }
         if (action instanceof Disposition.Move move) {
             try {
                 shared.moves.move(move.queue(), move.properties(), delivery.getBody());
             } catch (RuntimeException e) {
-                listener.onAction(delivery, key, ConsumerAction.REQUEUED);
+                events.settled(delivery, key, ConsumerAction.REQUEUED);
                 throw new ImmediateRequeueAmqpException("Once: the copy for " + move.queue()
                         + " was not confirmed; the message goes back", e);
             }
+            events.moved(delivery, key, move);
         } else if (action instanceof Disposition.Reply reply) {
             try {
                 StoredReply stored = StoredReply.decode(reply.body(), reply.properties());
@@ -314,11 +351,13 @@ public final class OnceAdvice implements MethodInterceptor, AutoCloseable {
                         e.toString());
             }
         }
-        listener.onAction(delivery, key, action.action());
+        events.settled(delivery, key, live ? action.action() : ConsumerAction.ABANDONED);
     }
 
-    private void requireRunning(String queue) {
+    /** While the queue is paused its containers are stopping: what still arrives goes back untouched. */
+    private void requireRunning(String queue, QueueEvents events, List<SpringDelivery> deliveries) {
         if (shared.pause.isPaused(queue)) {
+            deliveries.forEach(events::bounced);
             throw new ImmediateRequeueAmqpException("Once: the store is unreachable; the message goes back");
         }
     }
@@ -354,10 +393,10 @@ public final class OnceAdvice implements MethodInterceptor, AutoCloseable {
         final SpringTransactions transactions;
         final MoveSender moves;
         final ContainerPause pause;
-        final Function<String, ConsumerListener> listeners;
+        final BiFunction<String, IntSupplier, ConsumerListener> listeners;
         final Map<String, ConsumerConfig> configs = new ConcurrentHashMap<>();
         final Map<String, ContainerPolicy> policies = new ConcurrentHashMap<>();
-        final Map<String, ConsumerListener> listenerByQueue = new ConcurrentHashMap<>();
+        final Map<String, QueueEvents> eventsByQueue = new ConcurrentHashMap<>();
         volatile Supplier<Collection<AbstractMessageListenerContainer>> containers = List::of;
 
         Shared(Builder b) {
@@ -368,16 +407,12 @@ public final class OnceAdvice implements MethodInterceptor, AutoCloseable {
             this.moves = new MoveSender(rabbitFactory(b.connectionFactory), b.consumer);
             this.listeners = b.consumerListeners;
             this.pause = new ContainerPause(b.store, b.consumer.storeBackoff(), b.consumer.maxStoreBackoff(),
-                    () -> containers.get(),
-                    (queue, backoff) -> listener(queue).onPause(new IllegalStateException("store unreachable"), backoff),
-                    queue -> listener(queue).onResume());
+                    () -> containers.get(), this::events);
         }
 
-        ConsumerListener listener(String queue) {
-            return listenerByQueue.computeIfAbsent(queue, q -> {
-                ConsumerListener l = listeners.apply(q);
-                return l == null ? ConsumerListener.NONE : l;
-            });
+        /** The events of {@code queue}; its listener is made at the first event. */
+        QueueEvents events(String queue) {
+            return eventsByQueue.computeIfAbsent(queue, q -> new QueueEvents(inFlight -> listeners.apply(q, inFlight)));
         }
 
         private static com.rabbitmq.client.ConnectionFactory rabbitFactory(ConnectionFactory factory) {
@@ -396,7 +431,7 @@ public final class OnceAdvice implements MethodInterceptor, AutoCloseable {
         private IdempotencyConfig idempotency = IdempotencyConfig.defaults();
         private ConsumerConfig consumer = ConsumerConfig.defaults();
         private OnceListener executorListener = OnceListener.NONE;
-        private Function<String, ConsumerListener> consumerListeners = queue -> ConsumerListener.NONE;
+        private BiFunction<String, IntSupplier, ConsumerListener> consumerListeners = (q, n) -> ConsumerListener.NONE;
         private PlatformTransactionManager transactionManager;
         private DataSource dataSource;
 
@@ -424,6 +459,17 @@ public final class OnceAdvice implements MethodInterceptor, AutoCloseable {
 
         /** A consumer listener per queue (such as once-micrometer's consumer meters). */
         public Builder consumerListeners(Function<String, ConsumerListener> listeners) {
+            Objects.requireNonNull(listeners, "consumerListeners");
+            return consumerListeners((queue, inFlight) -> listeners.apply(queue));
+        }
+
+        /**
+         * A consumer listener per queue, made at the queue's first delivery and given the count of its deliveries
+         * in flight ({@link OnceAdvice#inFlight}), for a gauge such as once-micrometer's
+         * {@code ConsumerMeters.inFlight}. The listener hears what {@code OnceConsumer}'s would: deliveries,
+         * batches, retries and dead letters, actions, pauses and resumptions.
+         */
+        public Builder consumerListeners(BiFunction<String, IntSupplier, ConsumerListener> listeners) {
             this.consumerListeners = Objects.requireNonNull(listeners, "consumerListeners");
             return this;
         }
