@@ -3,6 +3,7 @@ package io.github.once;
 import io.github.once.internal.SafeListener;
 import io.github.once.internal.StoreCallScope;
 import io.github.once.internal.StoreCalls;
+import io.github.once.internal.TaskSteps;
 import io.github.once.internal.UnitRunner;
 import io.github.once.spi.ExecutionScope;
 import io.github.once.spi.IdempotencyStore;
@@ -48,6 +49,7 @@ public final class Idempotency implements IdempotentExecutor {
     private final SafeListener listener;
     private final ScheduledExecutorService renewals;
     private final boolean ownsRenewals;
+    private final TaskSteps steps;
     private final UnitRunner runner;
 
     private Idempotency(Builder b) {
@@ -58,7 +60,8 @@ public final class Idempotency implements IdempotentExecutor {
         this.listener = new SafeListener(b.listener);
         this.ownsRenewals = b.renewals == null;
         this.renewals = ownsRenewals ? newRenewalScheduler() : b.renewals;
-        this.runner = new UnitRunner(config, store, new StoreCalls(listener), renewals);
+        this.steps = new TaskSteps(config, store, new StoreCalls(listener), renewals);
+        this.runner = new UnitRunner(steps);
     }
 
     public static Builder builder(IdempotencyStore store) {
