@@ -1,0 +1,483 @@
+package io.github.once.internal;
+
+import io.github.once.IdempotencyKey;
+import io.github.once.OnceException;
+import io.github.once.Outcome;
+import io.github.once.StoreOperation;
+import io.github.once.StoreRejectedException;
+import io.github.once.Task;
+import io.github.once.TaskPipeline;
+import io.github.once.spi.ClaimRequest;
+import io.github.once.spi.ClaimResult;
+import io.github.once.spi.Completion;
+import io.github.once.spi.ExecutionScope;
+import io.github.once.spi.IdempotencyStore;
+import io.github.once.spi.Lease;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayDeque;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HashSet;
+import java.util.Iterator;
+import java.util.List;
+import java.util.Objects;
+import java.util.Queue;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.function.Supplier;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+
+/**
+ * The pipeline over the default scope: each task moves through waiting, claiming, acquired, finished, completing
+ * and done, with at most one claim call and one completion call in flight, each carrying whatever accumulated
+ * while the previous one was out. What every answer means is {@link TaskSteps}', as in the unit runner; this
+ * class decides only when steps run. Not thread-safe: see {@link TaskPipeline}.
+ */
+public final class StagedPipeline<T> implements TaskPipeline<T> {
+
+    private static final Logger log = LoggerFactory.getLogger(StagedPipeline.class);
+
+    private enum Stage { WAITING, CLAIMING, ACQUIRED, FINISHED, COMPLETING, DONE }
+
+    private static final class Entry<T> {
+        final long seq;
+        final Task<T> task;
+        final ClaimRequest request;
+        final Instant submitted;
+        final CompletableFuture<Outcome<T>> done = new CompletableFuture<>();
+        Stage stage = Stage.WAITING;
+        TaskSteps.Held<T> held;
+        /** Set when abandoned while its claim was in flight: a key it acquires goes straight back. */
+        RuntimeException abandoned;
+        /** Sent in a call of its own: a call of several that it was in was refused without naming the key. */
+        boolean alone;
+
+        Entry(long seq, Task<T> task, ClaimRequest request, Instant submitted) {
+            this.seq = seq;
+            this.task = task;
+            this.request = request;
+            this.submitted = submitted;
+        }
+    }
+
+    private static final Comparator<Entry<?>> BY_SEQ = Comparator.comparingLong(e -> e.seq);
+
+    /** A store call's answer, queued by whichever thread it came on. */
+    private record Answer<T>(boolean claims, List<Entry<T>> group, List<?> results, Throwable failure, long nanos) {
+    }
+
+    private final TaskSteps steps;
+    private final StoreCalls calls;
+    private final IdempotencyStore store;
+    private final ExecutionScope.Unit unit;
+    private final Clock clock;
+    private final int maxPerCall;
+    private final Runnable wake;
+    private final Queue<Answer<T>> answers = new ConcurrentLinkedQueue<>();
+    /** Not yet claimed, in submission order. */
+    private final List<Entry<T>> waiting = new ArrayList<>();
+    /** Handlers not yet started, in submission order (entries done meanwhile are dropped when they reach the head). */
+    private final ArrayDeque<Entry<T>> toRun = new ArrayDeque<>();
+    /** Handlers that succeeded, their completion not yet sent. */
+    private final List<Entry<T>> finished = new ArrayList<>();
+    /** Keys sent for claim whose task has no outcome yet: a repeat of one waits. */
+    private final Set<IdempotencyKey> inPlay = new HashSet<>();
+    /** Stages to complete once the pipeline's own state is consistent, so callbacks may submit or abandon. */
+    private final Queue<Runnable> ready = new ArrayDeque<>();
+    private boolean claiming;
+    private boolean completing;
+    private long nextSeq;
+    private int size;
+
+    /**
+     * @param unit       the default scope's unit: the handlers' context, their steps, and releases
+     * @param maxPerCall most tasks in one claim or completion call
+     * @param wake       called on the store's thread whenever an answer is queued
+     */
+    public StagedPipeline(TaskSteps steps, IdempotencyStore store, ExecutionScope.Unit unit, Clock clock,
+                          int maxPerCall, Runnable wake) {
+        if (maxPerCall < 1) {
+            throw new IllegalArgumentException("maxPerCall must be at least 1, but was " + maxPerCall);
+        }
+        this.steps = steps;
+        this.calls = steps.calls();
+        this.store = store;
+        this.unit = unit;
+        this.clock = clock;
+        this.maxPerCall = maxPerCall;
+        this.wake = Objects.requireNonNull(wake, "wake");
+    }
+
+    @Override
+    public CompletionStage<Outcome<T>> submit(Task<T> task) {
+        Objects.requireNonNull(task, "task");
+        Entry<T> e = new Entry<>(nextSeq++, task, steps.request(task), clock.instant());
+        waiting.add(e);
+        toRun.add(e);
+        size++;
+        return e.done; // not a relay: a relay would wrap the failure in a CompletionException
+    }
+
+    @Override
+    public int size() {
+        return size;
+    }
+
+    @Override
+    public boolean step() {
+        boolean progress = exchange();
+        if (runNext()) {
+            progress = true;
+            exchange(); // the completion goes out before the driving thread turns to anything else
+        }
+        return progress;
+    }
+
+    /** Takes answers in and sends what can go, until nothing changes (a synchronous store answers at once). */
+    private boolean exchange() {
+        boolean any = false;
+        while (takeAnswers() | sendClaims() | sendCompletions()) {
+            any = true;
+        }
+        return any;
+    }
+
+    @Override
+    public void abandon(RuntimeException cause) {
+        Objects.requireNonNull(cause, "cause");
+        GiveBack giveBack = new GiveBack();
+        for (Entry<T> e : waiting) {
+            fail(e, cause);
+        }
+        waiting.clear();
+        for (Entry<T> e : toRun) {
+            if (e.stage == Stage.ACQUIRED) {
+                e.held.keeper().stop();
+                giveBack.release(e.held.keeper().current());
+                fail(e, cause);
+            } else if (e.stage == Stage.CLAIMING) {
+                e.abandoned = cause;
+            }
+        }
+        toRun.removeIf(e -> e.stage == Stage.DONE);
+        fire();
+    }
+
+    // ---- claims
+
+    private boolean sendClaims() {
+        if (claiming || waiting.isEmpty()) {
+            return false;
+        }
+        List<Entry<T>> group = takeGroup(waiting, true);
+        if (group.isEmpty()) {
+            return false; // every waiting key repeats one still in play
+        }
+        List<ClaimRequest> requests = new ArrayList<>(group.size());
+        for (Entry<T> e : group) {
+            e.stage = Stage.CLAIMING;
+            inPlay.add(e.task.key());
+            requests.add(e.request);
+        }
+        claiming = true;
+        send(true, group, () -> store.claimAllAsync(requests));
+        return true;
+    }
+
+    private void claimed(Answer<T> a) {
+        calls.listener().onStoreCall(StoreOperation.CLAIM_ALL, a.group().size(), Duration.ofNanos(a.nanos()),
+                a.failure());
+        Throwable failure = a.failure() != null ? a.failure() : malformed(a, "claims");
+        if (failure != null) {
+            claimFailed(a.group(), failure);
+            return;
+        }
+        for (int i = 0; i < a.group().size(); i++) {
+            Entry<T> e = a.group().get(i);
+            ClaimResult claim = (ClaimResult) a.results().get(i);
+            if (!(claim instanceof ClaimResult.Acquired acquired)) {
+                finish(e, TaskSteps.answer(e.task, claim));
+                continue;
+            }
+            if (e.abandoned != null) {
+                new GiveBack().release(acquired.lease());
+                fail(e, e.abandoned);
+                continue;
+            }
+            Outcome<T> crashLoop = steps.acquired(e.task, acquired);
+            if (crashLoop != null) {
+                new GiveBack().release(acquired.lease());
+                finish(e, crashLoop);
+                continue;
+            }
+            // Renewed from now on, not from the handler's start: it may wait behind the handlers before it.
+            e.held = steps.hold(e.task, acquired.lease(), true);
+            e.stage = Stage.ACQUIRED;
+        }
+    }
+
+    private void claimFailed(List<Entry<T>> group, Throwable failure) {
+        if (failure instanceof StoreRejectedException && group.size() > 1) {
+            log.warn("The store refused a claim call of {} keys without saying for which; claiming them one by one",
+                    group.size(), failure);
+            requeue(group, waiting, Stage.WAITING);
+            return;
+        }
+        for (Entry<T> e : group) {
+            if (failure instanceof StoreRejectedException) {
+                finish(e, new Outcome.Failed<>(e.task.key(), failure)); // that one record is refused, every time
+            } else {
+                fail(e, runtime(failure));
+            }
+        }
+    }
+
+    // ---- handlers
+
+    /** Runs the handler at the head of the submission order, if its claim acquired the key. */
+    private boolean runNext() {
+        Entry<T> head;
+        while ((head = toRun.peek()) != null && head.stage == Stage.DONE) {
+            toRun.poll();
+        }
+        if (head == null || head.stage != Stage.ACQUIRED) {
+            return false;
+        }
+        toRun.poll();
+        Outcome<T> failure;
+        try {
+            failure = steps.run(head.held, unit);
+        } catch (Error e) {
+            giveBackAll(head);
+            throw e;
+        }
+        if (failure != null) {
+            new GiveBack().release(head.held.keeper().current());
+            finish(head, failure);
+        } else {
+            head.stage = Stage.FINISHED;
+            finished.add(head);
+        }
+        fire();
+        return true;
+    }
+
+    /** An Error escaped a handler: like the unit runner, no lease of this pipeline stays renewed or busy. */
+    private void giveBackAll(Entry<T> running) {
+        GiveBack giveBack = new GiveBack();
+        running.held.keeper().stop();
+        giveBack.release(running.held.keeper().current());
+        for (Entry<T> e : toRun) {
+            if (e.stage == Stage.ACQUIRED) {
+                e.held.keeper().stop();
+                giveBack.release(e.held.keeper().current());
+            }
+        }
+        for (Entry<T> e : finished) {
+            e.held.keeper().stop();
+            giveBack.release(e.held.keeper().current());
+        }
+    }
+
+    // ---- completions
+
+    private boolean sendCompletions() {
+        if (completing || finished.isEmpty()) {
+            return false;
+        }
+        List<Entry<T>> group = takeGroup(finished, false);
+        List<Completion> completions = new ArrayList<>(group.size());
+        for (Entry<T> e : group) {
+            e.stage = Stage.COMPLETING;
+            completions.add(steps.completion(e.held));
+        }
+        completing = true;
+        send(false, group, () -> store.completeAllAsync(completions));
+        return true;
+    }
+
+    private void completed(Answer<T> a) {
+        calls.listener().onStoreCall(StoreOperation.COMPLETE_ALL, a.group().size(), Duration.ofNanos(a.nanos()),
+                a.failure());
+        Throwable failure = a.failure() != null ? a.failure() : malformed(a, "completions");
+        if (failure != null) {
+            completionFailed(a.group(), failure);
+            return;
+        }
+        for (int i = 0; i < a.group().size(); i++) {
+            Entry<T> e = a.group().get(i);
+            finish(e, steps.completed(e.held, (Boolean) a.results().get(i)));
+        }
+    }
+
+    private void completionFailed(List<Entry<T>> group, Throwable failure) {
+        if (failure instanceof StoreRejectedException && group.size() > 1) {
+            log.warn("The store refused a completion call of {} keys without saying for which; recording them one"
+                    + " by one", group.size(), failure);
+            requeue(group, finished, Stage.FINISHED);
+            return;
+        }
+        // The handlers ran but are not recorded: give the keys back so that redeliveries can run them again.
+        GiveBack giveBack = new GiveBack();
+        for (Entry<T> e : group) {
+            giveBack.release(e.held.keeper().current());
+            if (failure instanceof StoreRejectedException) {
+                finish(e, new Outcome.Failed<>(e.task.key(), failure));
+            } else {
+                fail(e, runtime(failure));
+            }
+        }
+    }
+
+    // ---- calls and answers
+
+    /**
+     * The next call's tasks from {@code from}, in order, at most {@link #maxPerCall}; an entry marked alone goes
+     * in a call of its own. For claims, a key repeating an earlier waiting one or one in play stays behind.
+     */
+    private List<Entry<T>> takeGroup(List<Entry<T>> from, boolean claims) {
+        List<Entry<T>> group = new ArrayList<>();
+        Set<IdempotencyKey> seen = new HashSet<>();
+        for (Iterator<Entry<T>> it = from.iterator(); it.hasNext() && group.size() < maxPerCall; ) {
+            Entry<T> e = it.next();
+            IdempotencyKey key = e.task.key();
+            if (claims && (!seen.add(key) || inPlay.contains(key))) {
+                continue;
+            }
+            if (e.alone && !group.isEmpty()) {
+                break;
+            }
+            it.remove();
+            group.add(e);
+            if (e.alone) {
+                break;
+            }
+        }
+        return group;
+    }
+
+    /** Puts a refused call's tasks back at their places, each to go in a call of its own. */
+    private void requeue(List<Entry<T>> group, List<Entry<T>> into, Stage stage) {
+        for (Entry<T> e : group) {
+            if (e.abandoned != null) {
+                inPlay.remove(e.task.key());
+                fail(e, e.abandoned);
+                continue;
+            }
+            if (stage == Stage.WAITING) {
+                inPlay.remove(e.task.key());
+            }
+            e.stage = stage;
+            e.alone = true;
+            into.add(e);
+        }
+        into.sort(BY_SEQ);
+    }
+
+    private <R> void send(boolean claims, List<Entry<T>> group, Supplier<CompletionStage<List<R>>> call) {
+        long started = System.nanoTime();
+        CompletionStage<List<R>> stage;
+        try {
+            stage = call.get();
+            if (stage == null) {
+                stage = CompletableFuture.failedFuture(new OnceException("the store answered no stage"));
+            }
+        } catch (RuntimeException e) {
+            stage = CompletableFuture.failedFuture(e);
+        }
+        stage.whenComplete((results, failure) -> {
+            answers.add(new Answer<>(claims, group, results, unwrap(failure), System.nanoTime() - started));
+            wake.run();
+        });
+    }
+
+    private boolean takeAnswers() {
+        boolean any = false;
+        for (Answer<T> a; (a = answers.poll()) != null; ) {
+            any = true;
+            if (a.claims()) {
+                claiming = false;
+                claimed(a);
+            } else {
+                completing = false;
+                completed(a);
+            }
+            fire();
+        }
+        return any;
+    }
+
+    private static OnceException malformed(Answer<?> a, String what) {
+        if (a.results() == null || a.results().size() != a.group().size() || a.results().contains(null)) {
+            return new OnceException("store answered " + (a.results() == null ? "nothing" : a.results().size()
+                    + " " + what + (a.results().contains(null) ? " with a null" : "")) + " for " + a.group().size());
+        }
+        return null;
+    }
+
+    private static Throwable unwrap(Throwable failure) {
+        return failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
+    }
+
+    private static RuntimeException runtime(Throwable failure) {
+        return failure instanceof RuntimeException r ? r : new OnceException("store call failed", failure);
+    }
+
+    // ---- outcomes
+
+    private void finish(Entry<T> e, Outcome<T> outcome) {
+        end(e);
+        calls.listener().onOutcome(outcome, Duration.between(e.submitted, clock.instant()));
+        ready.add(() -> e.done.complete(outcome));
+    }
+
+    private void fail(Entry<T> e, RuntimeException cause) {
+        end(e);
+        if (e.held != null) {
+            e.held.keeper().stop();
+        }
+        ready.add(() -> e.done.completeExceptionally(cause));
+    }
+
+    private void end(Entry<T> e) {
+        if (e.stage != Stage.WAITING) {
+            inPlay.remove(e.task.key()); // a waiting repeat never put its key in play: the earlier one did
+        }
+        e.stage = Stage.DONE;
+        size--;
+    }
+
+    private void fire() {
+        for (Runnable r; (r = ready.poll()) != null; ) {
+            r.run();
+        }
+    }
+
+    /**
+     * Gives keys back. Once the store could not be reached, the rest lapse with their leases instead: each
+     * further attempt would only wait out the store's timeout.
+     */
+    private final class GiveBack {
+        private boolean unreachable;
+
+        void release(Lease lease) {
+            if (unreachable) {
+                log.debug("Not releasing {}: the store is unreachable; it frees itself when its lease ends", lease.key());
+                return;
+            }
+            try {
+                unreachable = !steps.release(unit, lease);
+            } catch (RuntimeException e) {
+                log.warn("Could not release {}; it frees itself when its lease ends", lease.key(), e);
+            }
+        }
+    }
+}
