@@ -32,9 +32,11 @@ final class Settlement implements AutoCloseable {
     private final ListenerCalls listener;
     private final AtomicInteger inHand;
     private final String name;
+    private final Runnable onConfirm;
 
+    /** @param onConfirm called on the client's thread when a held copy's confirm (or refusal) comes in */
     Settlement(ChannelSession session, ConfirmedSender sender, Confirms confirms, PauseGate gate,
-               ListenerCalls listener, AtomicInteger inHand, String name) {
+               ListenerCalls listener, AtomicInteger inHand, String name, Runnable onConfirm) {
         this.session = session;
         this.sender = sender;
         this.confirms = confirms;
@@ -42,6 +44,7 @@ final class Settlement implements AutoCloseable {
         this.listener = listener;
         this.inHand = inHand;
         this.name = name;
+        this.onConfirm = onConfirm;
     }
 
     /** Settles one batch's verdicts, given in delivery order; moves and replies are left waiting for confirms. */
@@ -97,6 +100,7 @@ final class Settlement implements AutoCloseable {
             sent(in, v.key(), move);
         }
         confirms.hold(v, pending);
+        pending.confirmed.whenComplete((ok, failure) -> onConfirm.run());
     }
 
     /** Tells the listener a copy was sent: a retry, or a dead letter with its reason. */
