@@ -23,8 +23,9 @@ class RedisStoreOutageTest extends StoreOutageContract {
         return new RedisVariant(redis.uri(), new OnceListener() {
             @Override
             public void onStoreCall(StoreOperation operation, int keys, Duration elapsed, Throwable failure) {
-                if (operation == StoreOperation.COMPLETE && failure != null) {
-                    failedCompletions.incrementAndGet();
+                if ((operation == StoreOperation.COMPLETE || operation == StoreOperation.COMPLETE_ALL)
+                        && failure != null) {
+                    failedCompletions.addAndGet(keys);
                 }
             }
         });
@@ -42,7 +43,8 @@ class RedisStoreOutageTest extends StoreOutageContract {
 
     @Override
     protected long repeatsAllowed() {
-        // A handler whose completion could not be recorded ran its effect; its redelivery runs it again.
+        // A handler whose completion could not be recorded (alone or in a call of several) ran its effect; its
+        // redelivery runs it again.
         return failedCompletions.get();
     }
 

@@ -44,6 +44,11 @@ abstract class StoreOutageContract {
 
     protected abstract void stopEverything() throws Exception;
 
+    /** The consumer mode under test; the default mode unless a subclass picks another. */
+    protected OnceConsumer.Builder mode(OnceConsumer.Builder builder) {
+        return builder;
+    }
+
     @BeforeEach
     void setUp() throws Exception {
         rabbit = new RabbitFixture();
@@ -62,10 +67,10 @@ abstract class StoreOutageContract {
         }
     }
 
-    private OnceConsumer start(int channels, RecordingListener listener) throws Exception {
+    OnceConsumer start(int channels, RecordingListener listener) throws Exception {
         IdempotentExecutor executor = variant.executor(Duration.ofSeconds(1));
         executors.add(executor);
-        return rabbit.track(OnceConsumer.builder(rabbit.connect(), rabbit.queue, executor)
+        return rabbit.track(mode(OnceConsumer.builder(rabbit.connect(), rabbit.queue, executor))
                 .handler((d, ctx) -> variant.effect(ctx.key().id(), ctx))
                 .listener(listener)
                 .retry(FAST)
@@ -77,9 +82,14 @@ abstract class StoreOutageContract {
                 .build().start());
     }
 
-    private void publish() throws Exception {
+    void publish() throws Exception {
+        publish(0, MESSAGES);
+    }
+
+    /** Publishes messages {@code from} (inclusive) to {@code to} (exclusive). */
+    void publish(int from, int to) throws Exception {
         List<OutboundMessage> messages = new ArrayList<>();
-        for (int i = 0; i < MESSAGES; i++) {
+        for (int i = from; i < to; i++) {
             messages.add(OutboundMessage.of("", rabbit.queue, ("m" + i).getBytes(StandardCharsets.UTF_8))
                     .withMessageId("outage-" + i));
         }
@@ -88,7 +98,7 @@ abstract class StoreOutageContract {
         }
     }
 
-    private void awaitAllDoneAndQuiet(OnceConsumer consumer) {
+    void awaitAllDoneAndQuiet(OnceConsumer consumer) {
         await().atMost(Duration.ofSeconds(60)).until(() -> variant.distinctEffects() == MESSAGES);
         await().atMost(Duration.ofSeconds(20)).until(() -> {
             for (String q : rabbit.allQueues(FAST)) {
