@@ -119,7 +119,15 @@ public final class StagedPipeline<T> implements TaskPipeline<T> {
     @Override
     public CompletionStage<Outcome<T>> submit(Task<T> task) {
         Objects.requireNonNull(task, "task");
-        Entry<T> e = new Entry<>(nextSeq++, task, steps.request(task), clock.instant());
+        ClaimRequest request;
+        try {
+            request = steps.request(task); // the payload's fingerprint
+        } catch (RuntimeException e) {
+            CompletableFuture<Outcome<T>> failed = new CompletableFuture<>();
+            ready.add(() -> failed.completeExceptionally(e)); // as every stage: during a step
+            return failed;
+        }
+        Entry<T> e = new Entry<>(nextSeq++, task, request, clock.instant());
         waiting.add(e);
         toRun.add(e);
         size++;
@@ -133,7 +141,9 @@ public final class StagedPipeline<T> implements TaskPipeline<T> {
 
     @Override
     public boolean step() {
-        boolean progress = exchange();
+        boolean progress = !ready.isEmpty();
+        fire();
+        progress |= exchange();
         if (runNext()) {
             progress = true;
             exchange(); // the completion goes out before the driving thread turns to anything else
@@ -203,25 +213,39 @@ public final class StagedPipeline<T> implements TaskPipeline<T> {
         for (int i = 0; i < a.group().size(); i++) {
             Entry<T> e = a.group().get(i);
             ClaimResult claim = (ClaimResult) a.results().get(i);
-            if (!(claim instanceof ClaimResult.Acquired acquired)) {
-                finish(e, TaskSteps.answer(e.task, claim));
-                continue;
+            try {
+                claimed(e, claim);
+            } catch (RuntimeException broken) {
+                // Say, renewals refused by a closed executor: this task fails, the others of the call go on.
+                if (e.stage != Stage.DONE) {
+                    if (claim instanceof ClaimResult.Acquired acquired) {
+                        new GiveBack().release(acquired.lease());
+                    }
+                    fail(e, broken);
+                }
             }
-            if (e.abandoned != null) {
-                new GiveBack().release(acquired.lease());
-                fail(e, e.abandoned);
-                continue;
-            }
-            Outcome<T> crashLoop = steps.acquired(e.task, acquired);
-            if (crashLoop != null) {
-                new GiveBack().release(acquired.lease());
-                finish(e, crashLoop);
-                continue;
-            }
-            // Renewed from now on, not from the handler's start: it may wait behind the handlers before it.
-            e.held = steps.hold(e.task, acquired.lease(), true);
-            e.stage = Stage.ACQUIRED;
         }
+    }
+
+    private void claimed(Entry<T> e, ClaimResult claim) {
+        if (!(claim instanceof ClaimResult.Acquired acquired)) {
+            finish(e, TaskSteps.answer(e.task, claim));
+            return;
+        }
+        if (e.abandoned != null) {
+            new GiveBack().release(acquired.lease());
+            fail(e, e.abandoned);
+            return;
+        }
+        Outcome<T> crashLoop = steps.acquired(e.task, acquired);
+        if (crashLoop != null) {
+            new GiveBack().release(acquired.lease());
+            finish(e, crashLoop);
+            return;
+        }
+        // Renewed from now on, not from the handler's start: it may wait behind the handlers before it.
+        e.held = steps.hold(e.task, acquired.lease(), true);
+        e.stage = Stage.ACQUIRED;
     }
 
     private void claimFailed(List<Entry<T>> group, Throwable failure) {

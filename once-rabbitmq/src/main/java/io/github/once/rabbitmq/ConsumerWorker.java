@@ -145,6 +145,7 @@ final class ConsumerWorker implements Runnable {
                     log.error("Consumer {}: unexpected failure; continuing", name, e);
                 }
             }
+            session.cancelQuietly(); // before giving deliveries back, so they are not handed straight back to us
             flow.stop();
             while (flow.size() > 0) {
                 if (!flow.advance()) {
