@@ -16,7 +16,6 @@ import io.github.once.RecordState;
 import io.github.once.StoreOperation;
 import io.github.once.Task;
 
-import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -171,25 +170,11 @@ class PipelinedAckSettlementTest {
     }
 
     private void publish(int n, String prefix) throws Exception {
-        List<OutboundMessage> batch = new ArrayList<>();
-        for (int i = 0; i < n; i++) {
-            batch.add(OutboundMessage.of("", rabbit.queue, ("body " + i).getBytes(StandardCharsets.UTF_8))
-                    .withMessageId(prefix + i));
-        }
-        try (OncePublisher publisher = OncePublisher.builder(rabbit.connect()).build()) {
-            publisher.publishAll(batch);
-        }
+        AckSettlementTest.publish(rabbit, n, prefix);
     }
 
     private void awaitQuiet(OnceConsumer c) {
-        await().atMost(Duration.ofSeconds(20)).until(() -> {
-            for (String q : rabbit.allQueues(FAST)) {
-                if (rabbit.messageCount(q) != 0) {
-                    return false;
-                }
-            }
-            return c.inFlight() == 0;
-        });
+        await().atMost(Duration.ofSeconds(20)).until(() -> rabbit.allEmpty(FAST) && c.inFlight() == 0);
     }
 
     @Test

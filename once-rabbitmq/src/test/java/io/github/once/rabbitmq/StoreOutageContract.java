@@ -100,14 +100,7 @@ abstract class StoreOutageContract {
 
     void awaitAllDoneAndQuiet(OnceConsumer consumer) {
         await().atMost(Duration.ofSeconds(60)).until(() -> variant.distinctEffects() == MESSAGES);
-        await().atMost(Duration.ofSeconds(20)).until(() -> {
-            for (String q : rabbit.allQueues(FAST)) {
-                if (rabbit.messageCount(q) != 0) {
-                    return false;
-                }
-            }
-            return consumer.inFlight() == 0;
-        });
+        await().atMost(Duration.ofSeconds(20)).until(() -> rabbit.allEmpty(FAST) && consumer.inFlight() == 0);
     }
 
     @Test
