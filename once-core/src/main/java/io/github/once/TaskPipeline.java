@@ -14,6 +14,10 @@ import java.util.concurrent.CompletionStage;
  * renewals there. The stores answer on their own threads, which only queue the answer and call the wake-up given
  * at creation, so the driving thread can wait for work and never miss an answer.
  *
+ * <p>A store that answers its asynchronous calls on the caller's thread (the SPI's default) overlaps nothing; the
+ * pipeline then saves round trips instead: once such a completion call has answered inline, the completions of
+ * finished handlers wait while another handler is ready to run, and go together.
+ *
  * <p><b>Order.</b> Handlers run in the order the tasks were submitted: a task whose claim has not answered yet
  * holds back the handlers of the tasks after it. A task whose key repeats one still in the pipeline is claimed
  * only once that earlier task has its outcome, so it sees the earlier completion (a repeat of processed work is a

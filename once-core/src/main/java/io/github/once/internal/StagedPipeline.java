@@ -94,6 +94,10 @@ public final class StagedPipeline<T> implements TaskPipeline<T> {
     private final Queue<Runnable> ready = new ArrayDeque<>();
     private boolean claiming;
     private boolean completing;
+    /** Whether the last completion call was answered before it returned: then nothing can overlap it. */
+    private boolean completionsInline;
+    /** Set while a call's answer is being awaited on the driving thread, to tell an inline answer. */
+    private volatile boolean sending;
     private long nextSeq;
     private int size;
 
@@ -266,13 +270,19 @@ public final class StagedPipeline<T> implements TaskPipeline<T> {
 
     // ---- handlers
 
-    /** Runs the handler at the head of the submission order, if its claim acquired the key. */
-    private boolean runNext() {
+    /** The entry whose handler runs next, if its claim acquired the key; null while there is none. */
+    private Entry<T> nextRunnable() {
         Entry<T> head;
         while ((head = toRun.peek()) != null && head.stage == Stage.DONE) {
             toRun.poll();
         }
-        if (head == null || head.stage != Stage.ACQUIRED) {
+        return head != null && head.stage == Stage.ACQUIRED ? head : null;
+    }
+
+    /** Runs the handler at the head of the submission order, if its claim acquired the key. */
+    private boolean runNext() {
+        Entry<T> head = nextRunnable();
+        if (head == null) {
             return false;
         }
         toRun.poll();
@@ -317,6 +327,11 @@ public final class StagedPipeline<T> implements TaskPipeline<T> {
         if (completing || finished.isEmpty()) {
             return false;
         }
+        if (completionsInline && nextRunnable() != null) {
+            // The store answers on the caller's thread, so a call overlaps nothing: save round trips instead, and
+            // record the handlers ready to run together with these once they have run.
+            return false;
+        }
         List<Entry<T>> group = takeGroup(finished, false);
         List<Completion> completions = new ArrayList<>(group.size());
         for (Entry<T> e : group) {
@@ -324,7 +339,7 @@ public final class StagedPipeline<T> implements TaskPipeline<T> {
             completions.add(steps.completion(e.held));
         }
         completing = true;
-        send(false, group, () -> store.completeAllAsync(completions));
+        completionsInline = send(false, group, () -> store.completeAllAsync(completions));
         return true;
     }
 
@@ -406,8 +421,11 @@ public final class StagedPipeline<T> implements TaskPipeline<T> {
         into.sort(BY_SEQ);
     }
 
-    private <R> void send(boolean claims, List<Entry<T>> group, Supplier<CompletionStage<List<R>>> call) {
+    /** Sends a call; true when the store answered it before returning (a store without asynchronous calls). */
+    private <R> boolean send(boolean claims, List<Entry<T>> group, Supplier<CompletionStage<List<R>>> call) {
         long started = System.nanoTime();
+        Thread driver = Thread.currentThread();
+        boolean[] inline = new boolean[1];
         CompletionStage<List<R>> stage;
         try {
             stage = call.get();
@@ -417,10 +435,17 @@ public final class StagedPipeline<T> implements TaskPipeline<T> {
         } catch (RuntimeException e) {
             stage = CompletableFuture.failedFuture(e);
         }
-        stage.whenComplete((results, failure) -> {
-            answers.add(new Answer<>(claims, group, results, unwrap(failure), System.nanoTime() - started));
-            wake.run();
-        });
+        sending = true;
+        try {
+            stage.whenComplete((results, failure) -> {
+                inline[0] = sending && Thread.currentThread() == driver;
+                answers.add(new Answer<>(claims, group, results, unwrap(failure), System.nanoTime() - started));
+                wake.run();
+            });
+        } finally {
+            sending = false;
+        }
+        return inline[0];
     }
 
     private boolean takeAnswers() {
