@@ -327,9 +327,9 @@ public final class StagedPipeline<T> implements TaskPipeline<T> {
         if (completing || finished.isEmpty()) {
             return false;
         }
-        if (completionsInline && nextRunnable() != null) {
+        if (completionsInline && finished.size() < maxPerCall && nextRunnable() != null) {
             // The store answers on the caller's thread, so a call overlaps nothing: save round trips instead, and
-            // record the handlers ready to run together with these once they have run.
+            // record the handlers ready to run together with these once they have run (a full call goes at once).
             return false;
         }
         List<Entry<T>> group = takeGroup(finished, false);
