@@ -214,16 +214,17 @@ public final class StagedPipeline<T> implements TaskPipeline<T> {
             claimFailed(a.group(), failure);
             return;
         }
+        GiveBack giveBack = new GiveBack();
         for (int i = 0; i < a.group().size(); i++) {
             Entry<T> e = a.group().get(i);
             ClaimResult claim = (ClaimResult) a.results().get(i);
             try {
-                claimed(e, claim);
+                claimed(e, claim, giveBack);
             } catch (RuntimeException broken) {
                 // Say, renewals refused by a closed executor: this task fails, the others of the call go on.
                 if (e.stage != Stage.DONE) {
                     if (claim instanceof ClaimResult.Acquired acquired) {
-                        new GiveBack().release(acquired.lease());
+                        giveBack.release(acquired.lease());
                     }
                     fail(e, broken);
                 }
@@ -231,19 +232,19 @@ public final class StagedPipeline<T> implements TaskPipeline<T> {
         }
     }
 
-    private void claimed(Entry<T> e, ClaimResult claim) {
+    private void claimed(Entry<T> e, ClaimResult claim, GiveBack giveBack) {
         if (!(claim instanceof ClaimResult.Acquired acquired)) {
             finish(e, TaskSteps.answer(e.task, claim));
             return;
         }
         if (e.abandoned != null) {
-            new GiveBack().release(acquired.lease());
+            giveBack.release(acquired.lease());
             fail(e, e.abandoned);
             return;
         }
         Outcome<T> crashLoop = steps.acquired(e.task, acquired);
         if (crashLoop != null) {
-            new GiveBack().release(acquired.lease());
+            giveBack.release(acquired.lease());
             finish(e, crashLoop);
             return;
         }
