@@ -88,8 +88,9 @@ class PipelinedAckSettlementTest {
             ids.remove(channel.getChannelNumber());
         }
 
+        /** A delivery to a consumer (the other overload is for {@code basic.get}). */
         @Override
-        public void consumedMessage(Channel channel, long deliveryTag, boolean autoAck) {
+        public void consumedMessage(Channel channel, long deliveryTag, String consumerTag) {
             outstanding.computeIfAbsent(channel.getChannelNumber(), n -> new ConcurrentSkipListSet<>()).add(deliveryTag);
         }
 
@@ -116,14 +117,20 @@ class PipelinedAckSettlementTest {
             }
         }
 
+        /** A delivery given back (the client calls this overload; the metrics base ignores it). */
         @Override
-        public void basicNack(Channel channel, long deliveryTag) {
-            outstanding.getOrDefault(channel.getChannelNumber(), new ConcurrentSkipListSet<>()).remove(deliveryTag);
+        public void basicNack(Channel channel, long deliveryTag, boolean multi) {
+            NavigableSet<Long> open = outstanding.getOrDefault(channel.getChannelNumber(), new ConcurrentSkipListSet<>());
+            if (multi) {
+                open.headSet(deliveryTag, true).clear();
+            } else {
+                open.remove(deliveryTag);
+            }
         }
 
         @Override
-        public void basicReject(Channel channel, long deliveryTag) {
-            basicNack(channel, deliveryTag);
+        public void basicReject(Channel channel, long deliveryTag, boolean requeue) {
+            basicNack(channel, deliveryTag, false);
         }
     }
 
@@ -179,9 +186,9 @@ class PipelinedAckSettlementTest {
 
     @Test
     void everyAckAndEveryMultipleAckCoversOnlyRecordedCompletions() throws Exception {
-        publish(500, "flow-");
         RecordingListener listener = listener();
         OnceConsumer c = start(listener, OnceListener.NONE, (d, ctx) -> variant.effect(ctx.key().id(), ctx));
+        publish(500, "flow-");
 
         await().atMost(Duration.ofSeconds(30)).until(() -> listener.count(ConsumerAction.PROCESSED) == 500);
         awaitQuiet(c);
@@ -195,7 +202,6 @@ class PipelinedAckSettlementTest {
 
     @Test
     void aChannelClosedMidPipelineAcksNothingUnrecordedAndNothingStale() throws Exception {
-        publish(300, "close-");
         RecordingListener listener = listener();
         AtomicBoolean closed = new AtomicBoolean();
         AtomicInteger inHandAtClose = new AtomicInteger();
@@ -206,6 +212,7 @@ class PipelinedAckSettlementTest {
             }
             variant.effect(ctx.key().id(), ctx);
         });
+        publish(300, "close-");
 
         await().atMost(Duration.ofSeconds(30)).until(() -> variant.distinctEffects() == 300);
         awaitQuiet(c);
@@ -222,7 +229,6 @@ class PipelinedAckSettlementTest {
 
     @Test
     void aStoreGoneMidPipelineAcksNothingUnrecordedAndRequeuesTheRest() throws Exception {
-        publish(300, "cut-");
         RecordingListener listener = listener();
         AtomicBoolean cut = new AtomicBoolean();
         AtomicInteger failedCompletions = new AtomicInteger();
@@ -240,6 +246,7 @@ class PipelinedAckSettlementTest {
             }
             variant.effect(ctx.key().id(), ctx);
         });
+        publish(300, "cut-");
 
         await().atMost(Duration.ofSeconds(30)).until(() -> cut.get() && c.isPaused());
         await().atMost(Duration.ofSeconds(20)).until(() -> listener.pauses.get() >= 2);
