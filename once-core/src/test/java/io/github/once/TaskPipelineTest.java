@@ -420,6 +420,23 @@ class TaskPipelineTest {
     }
 
     @Test
+    void aRepeatNextInLineIsClaimedEvenWithACallsWorthClaimedBehindIt() throws Exception {
+        InMemoryIdempotencyStore store = InMemoryIdempotencyStore.create();
+        TaskPipeline<String> pipeline = pipeline(executor(store), 2);
+        Results first = new Results();
+        Results later = new Results();
+        first.submit(pipeline, task("a", ctx -> "a"));
+        later.submit(pipeline, task("a", ctx -> "again")); // waits for the first a
+        first.submit(pipeline, task("b", ctx -> "b"));
+        first.submit(pipeline, task("c", ctx -> "c")); // claimed while the repeat waits: b and c fill the window
+        drive(pipeline, () -> first.allIn() && later.allIn());
+
+        assertThat(later.kind("a")).isEqualTo(Outcome.Duplicate.class);
+        assertThat(first.outcomes.values()).allMatch(o -> o instanceof Outcome.Processed);
+        assertThat(heard.handlers).containsExactly(key("a"), key("b"), key("c"));
+    }
+
+    @Test
     void aRepeatAfterAFailedRunClaimsTheReleasedKeyAndRuns() throws Exception {
         InMemoryIdempotencyStore store = InMemoryIdempotencyStore.create();
         TaskPipeline<String> pipeline = pipeline(executor(store), 100);
@@ -495,11 +512,14 @@ class TaskPipelineTest {
         }
         pipeline.step(); // claims p1, p2
         store.answerAll();
-        drive(pipeline, () -> ran.size() == 1 && store.waiting() == 2); // p1 ran; p3, p4 claiming, p1 completing
+        drive(pipeline, () -> ran.size() == 1 && store.waiting() == 2); // p1 ran; p3 claiming, p1 completing
+        // At most one call's worth (2) is claimed ahead of the handlers: p2 waits to run, so only p3 is claimed.
+        assertThat(store.claimCalls).containsExactly(2, 1);
 
         RuntimeException stopping = new IllegalStateException("stopping");
         pipeline.abandon(stopping);
-        assertThat(results.failures).containsOnlyKeys("p2", "p5"); // claimed and not started; not yet claimed
+        // Claimed and not started (p2); not yet claimed (p4, p5). p3's claim is in flight.
+        assertThat(results.failures).containsOnlyKeys("p2", "p4", "p5");
         store.answerAll();
         drive(pipeline, results::allIn);
 

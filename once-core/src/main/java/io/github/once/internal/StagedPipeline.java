@@ -94,6 +94,8 @@ public final class StagedPipeline<T> implements TaskPipeline<T> {
     private final Queue<Runnable> ready = new ArrayDeque<>();
     private boolean claiming;
     private boolean completing;
+    /** Entries claiming or claimed whose handler has not started: at most {@link #maxPerCall}. */
+    private int claimedAhead;
     /** Whether the last completion call was answered before it returned: then nothing can overlap it. */
     private boolean completionsInline;
     /** Set while a call's answer is being awaited on the driving thread, to tell an inline answer. */
@@ -191,13 +193,21 @@ public final class StagedPipeline<T> implements TaskPipeline<T> {
         if (claiming || waiting.isEmpty()) {
             return false;
         }
-        List<Entry<T>> group = takeGroup(waiting, true);
+        // At most one call's worth is claimed ahead of the handlers: a lease then waits for its handler about as
+        // long as in a batch, however many deliveries are in hand (a slow channel with a large prefetch would
+        // otherwise hold every lease in hand, and renew them all, for the whole time it takes). The next handler
+        // in line is always claimed, though: the ones claimed behind it cannot run before it.
+        int room = maxPerCall - claimedAhead;
+        if (room <= 0 && !nextInLineWaits()) {
+            return false;
+        }
+        List<Entry<T>> group = takeGroup(waiting, true, Math.max(room, 1));
         if (group.isEmpty()) {
             return false; // every waiting key repeats one still in play
         }
         List<ClaimRequest> requests = new ArrayList<>(group.size());
         for (Entry<T> e : group) {
-            e.stage = Stage.CLAIMING;
+            move(e, Stage.CLAIMING);
             inPlay.add(e.task.key());
             requests.add(e.request);
         }
@@ -250,7 +260,7 @@ public final class StagedPipeline<T> implements TaskPipeline<T> {
         }
         // Renewed from now on, not from the handler's start: it may wait behind the handlers before it.
         e.held = steps.hold(e.task, acquired.lease(), true);
-        e.stage = Stage.ACQUIRED;
+        move(e, Stage.ACQUIRED);
     }
 
     private void claimFailed(List<Entry<T>> group, Throwable failure) {
@@ -270,6 +280,15 @@ public final class StagedPipeline<T> implements TaskPipeline<T> {
     }
 
     // ---- handlers
+
+    /** Whether the entry whose handler runs next is not claimed yet. */
+    private boolean nextInLineWaits() {
+        Entry<T> head;
+        while ((head = toRun.peek()) != null && head.stage == Stage.DONE) {
+            toRun.poll();
+        }
+        return head != null && head.stage == Stage.WAITING;
+    }
 
     /** The entry whose handler runs next, if its claim acquired the key; null while there is none. */
     private Entry<T> nextRunnable() {
@@ -298,7 +317,7 @@ public final class StagedPipeline<T> implements TaskPipeline<T> {
             new GiveBack().release(head.held.keeper().current());
             finish(head, failure);
         } else {
-            head.stage = Stage.FINISHED;
+            move(head, Stage.FINISHED);
             finished.add(head);
         }
         fire();
@@ -333,10 +352,10 @@ public final class StagedPipeline<T> implements TaskPipeline<T> {
             // record the handlers ready to run together with these once they have run (a full call goes at once).
             return false;
         }
-        List<Entry<T>> group = takeGroup(finished, false);
+        List<Entry<T>> group = takeGroup(finished, false, maxPerCall);
         List<Completion> completions = new ArrayList<>(group.size());
         for (Entry<T> e : group) {
-            e.stage = Stage.COMPLETING;
+            move(e, Stage.COMPLETING);
             completions.add(steps.completion(e.held));
         }
         completing = true;
@@ -380,13 +399,13 @@ public final class StagedPipeline<T> implements TaskPipeline<T> {
     // ---- calls and answers
 
     /**
-     * The next call's tasks from {@code from}, in order, at most {@link #maxPerCall}; an entry marked alone goes
+     * The next call's tasks from {@code from}, in order, at most {@code most}; an entry marked alone goes
      * in a call of its own. For claims, a key repeating an earlier waiting one or one in play stays behind.
      */
-    private List<Entry<T>> takeGroup(List<Entry<T>> from, boolean claims) {
+    private List<Entry<T>> takeGroup(List<Entry<T>> from, boolean claims, int most) {
         List<Entry<T>> group = new ArrayList<>();
         Set<IdempotencyKey> seen = new HashSet<>();
-        for (Iterator<Entry<T>> it = from.iterator(); it.hasNext() && group.size() < maxPerCall; ) {
+        for (Iterator<Entry<T>> it = from.iterator(); it.hasNext() && group.size() < most; ) {
             Entry<T> e = it.next();
             IdempotencyKey key = e.task.key();
             if (claims && (!seen.add(key) || inPlay.contains(key))) {
@@ -415,7 +434,7 @@ public final class StagedPipeline<T> implements TaskPipeline<T> {
             if (stage == Stage.WAITING) {
                 inPlay.remove(e.task.key());
             }
-            e.stage = stage;
+            move(e, stage);
             e.alone = true;
             into.add(e);
         }
@@ -497,11 +516,19 @@ public final class StagedPipeline<T> implements TaskPipeline<T> {
         ready.add(() -> e.done.completeExceptionally(cause));
     }
 
+    /** Moves an entry on, keeping count of the entries claimed ahead of their handler. */
+    private void move(Entry<T> e, Stage to) {
+        boolean wasAhead = e.stage == Stage.CLAIMING || e.stage == Stage.ACQUIRED;
+        boolean isAhead = to == Stage.CLAIMING || to == Stage.ACQUIRED;
+        claimedAhead += (isAhead ? 1 : 0) - (wasAhead ? 1 : 0);
+        e.stage = to;
+    }
+
     private void end(Entry<T> e) {
         if (e.stage != Stage.WAITING) {
             inPlay.remove(e.task.key()); // a waiting repeat never put its key in play: the earlier one did
         }
-        e.stage = Stage.DONE;
+        move(e, Stage.DONE);
         size--;
     }
 
