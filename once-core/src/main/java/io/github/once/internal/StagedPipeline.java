@@ -96,6 +96,8 @@ public final class StagedPipeline<T> implements TaskPipeline<T> {
     private boolean completing;
     /** Entries claiming or claimed whose handler has not started: at most {@link #maxPerCall}. */
     private int claimedAhead;
+    /** Whether the last claim call was answered before it returned: then nothing can overlap it. */
+    private boolean claimsInline;
     /** Whether the last completion call was answered before it returned: then nothing can overlap it. */
     private boolean completionsInline;
     /** Set while a call's answer is being awaited on the driving thread, to tell an inline answer. */
@@ -201,6 +203,11 @@ public final class StagedPipeline<T> implements TaskPipeline<T> {
         if (room <= 0 && !nextInLineWaits()) {
             return false;
         }
+        if (claimsInline && nextRunnable() != null) {
+            // The store answers on the caller's thread: a claim call now would only hold up the handlers ready to
+            // run (and their leases); the deliveries that come meanwhile go together once those have run.
+            return false;
+        }
         List<Entry<T>> group = takeGroup(waiting, true, Math.max(room, 1));
         if (group.isEmpty()) {
             return false; // every waiting key repeats one still in play
@@ -212,7 +219,7 @@ public final class StagedPipeline<T> implements TaskPipeline<T> {
             requests.add(e.request);
         }
         claiming = true;
-        send(true, group, () -> store.claimAllAsync(requests));
+        claimsInline = send(true, group, () -> store.claimAllAsync(requests));
         return true;
     }
 

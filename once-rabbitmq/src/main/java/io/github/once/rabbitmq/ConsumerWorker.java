@@ -56,7 +56,8 @@ final class ConsumerWorker implements Runnable {
                 : IdempotencyConfig.defaults()).crashLoopAfter();
         this.disposition = new Disposition(settings.queue(), c.retry(), c.maxErrorLength(), c.clock(), crashLoopAfter);
         this.settlement = new Settlement(session, new ConfirmedSender(settings.connection()),
-                new Confirms(c.clock(), c.moveTimeout()), gate, listener, inHand, name, session.doorbell()::ring);
+                new Confirms(c.clock(), c.moveTimeout()), gate, listener, inHand, name, session.doorbell()::ring,
+                !c.pipelined());
         // The builder lets pipelined(true) through only with an Idempotency that pipelines.
         this.flow = c.pipelined()
                 ? new PipelinedFlow(((Idempotency) settings.executor()).pipeline(batchSize, session.doorbell()::ring),
