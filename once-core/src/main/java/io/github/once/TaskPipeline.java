@@ -36,7 +36,9 @@ public interface TaskPipeline<T> {
 
     /**
      * Moves the pipeline on without waiting: takes the answers that came in, sends the next claim and completion
-     * calls if none of their kind is in flight, and runs at most one handler.
+     * calls if none of their kind is in flight, and runs the handlers ready in line, taking answers and sending
+     * calls after each, until one call's worth ran or a task got its outcome (so the caller can act on it, an ack
+     * say, before more handlers run).
      *
      * @return whether anything happened; when not, the driving thread may wait for the wake-up
      */

@@ -104,6 +104,8 @@ public final class StagedPipeline<T> implements TaskPipeline<T> {
     private volatile boolean sending;
     private long nextSeq;
     private int size;
+    /** Stages completed so far. */
+    private long fired;
 
     /**
      * @param unit       the default scope's unit: the handlers' context, their steps, and releases
@@ -152,9 +154,15 @@ public final class StagedPipeline<T> implements TaskPipeline<T> {
         boolean progress = !ready.isEmpty();
         fire();
         progress |= exchange();
-        if (runNext()) {
+        // The handlers ready in line run one after another, the store's answers taken and the next calls sent
+        // after each, until a call's worth ran or an outcome came in: the caller then settles it before more run.
+        long outcomes = fired;
+        for (int ran = 0; ran < maxPerCall && runNext(); ran++) {
             progress = true;
-            exchange(); // the completion goes out before the driving thread turns to anything else
+            exchange();
+            if (fired != outcomes) {
+                break;
+            }
         }
         return progress;
     }
@@ -265,8 +273,9 @@ public final class StagedPipeline<T> implements TaskPipeline<T> {
             finish(e, crashLoop);
             return;
         }
-        // Renewed from now on, not from the handler's start: it may wait behind the handlers before it.
-        e.held = steps.hold(e.task, acquired.lease(), true);
+        // Renewed from its handler's start, as in a batch: it waits behind at most a call's worth of handlers, and
+        // renewing every lease claimed ahead would flood a slow store with renewals just when it is slow.
+        e.held = steps.hold(e.task, acquired.lease(), false);
         move(e, Stage.ACQUIRED);
     }
 
@@ -315,6 +324,7 @@ public final class StagedPipeline<T> implements TaskPipeline<T> {
         toRun.poll();
         Outcome<T> failure;
         try {
+            steps.renew(head.held);
             failure = steps.run(head.held, unit);
         } catch (Error e) {
             giveBackAll(head);
@@ -541,6 +551,7 @@ public final class StagedPipeline<T> implements TaskPipeline<T> {
 
     private void fire() {
         for (Runnable r; (r = ready.poll()) != null; ) {
+            fired++;
             r.run();
         }
     }
