@@ -153,13 +153,13 @@ public final class StagedPipeline<T> implements TaskPipeline<T> {
     public boolean step() {
         boolean progress = !ready.isEmpty();
         fire();
-        progress |= exchange();
+        progress |= exchange(true);
         // The handlers ready in line run one after another, the store's answers taken and the next calls sent
         // after each, until a call's worth ran or an outcome came in: the caller then settles it before more run.
         long outcomes = fired;
         for (int ran = 0; ran < maxPerCall && runNext(); ran++) {
             progress = true;
-            exchange();
+            exchange(!claimsInline);
             if (fired != outcomes) {
                 break;
             }
@@ -167,10 +167,14 @@ public final class StagedPipeline<T> implements TaskPipeline<T> {
         return progress;
     }
 
-    /** Takes answers in and sends what can go, until nothing changes (a synchronous store answers at once). */
-    private boolean exchange() {
+    /**
+     * Takes answers in and sends what can go, until nothing changes (a synchronous store answers at once). A store
+     * that answers claims on the caller's thread is sent them only at a step's start, after the caller settled
+     * what came in: claimed then, a lease does not wait while the caller acks.
+     */
+    private boolean exchange(boolean mayClaim) {
         boolean any = false;
-        while (takeAnswers() | sendClaims() | sendCompletions()) {
+        while (takeAnswers() | (mayClaim && sendClaims()) | sendCompletions()) {
             any = true;
         }
         return any;
@@ -273,9 +277,9 @@ public final class StagedPipeline<T> implements TaskPipeline<T> {
             finish(e, crashLoop);
             return;
         }
-        // Renewed from its handler's start, as in a batch: it waits behind at most a call's worth of handlers, and
-        // renewing every lease claimed ahead would flood a slow store with renewals just when it is slow.
-        e.held = steps.hold(e.task, acquired.lease(), false);
+        // Renewed from now on, not from the handler's start: it may wait behind the handlers before it (at most a
+        // call's worth of them, so the renewals stay as many as a batch's).
+        e.held = steps.hold(e.task, acquired.lease(), true);
         move(e, Stage.ACQUIRED);
     }
 
@@ -324,7 +328,6 @@ public final class StagedPipeline<T> implements TaskPipeline<T> {
         toRun.poll();
         Outcome<T> failure;
         try {
-            steps.renew(head.held);
             failure = steps.run(head.held, unit);
         } catch (Error e) {
             giveBackAll(head);

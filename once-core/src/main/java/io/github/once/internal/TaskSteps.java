@@ -116,11 +116,6 @@ public final class TaskSteps {
         return new Held<>(task, keeper);
     }
 
-    /** Starts renewing a lease held without renewal so far, until its completion (or failure) stops it. */
-    public void renew(Held<?> held) {
-        held.keeper().start(renewals);
-    }
-
     /**
      * Runs the held task's handler in {@code unit} and encodes its result; null when it succeeded (the result and
      * its bytes are then kept in {@code held}), else its {@code Failed}, with the renewals stopped. Giving the key
