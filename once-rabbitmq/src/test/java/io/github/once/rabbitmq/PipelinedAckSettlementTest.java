@@ -21,6 +21,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
 import java.util.NavigableSet;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ConcurrentSkipListSet;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -39,7 +40,7 @@ import static org.awaitility.Awaitility.await;
 /**
  * A pipelined consumer never acks a delivery before its completion is recorded: at the moment each ack frame goes
  * out (the client's metrics hook, on the consumer's thread), every delivery it covers, one or a multiple ack's
- * whole run, must have a completed record in the store. Checked while messages flow, when the channel closes with
+ * whole run, must have a completed record in the store, or have had a retry copy sent (acked once confirmed). Checked while messages flow, when the channel closes with
  * deliveries in the pipeline, and when the store goes away mid-pipeline. The store is the in-memory one, answering
  * its asynchronous calls on a thread of its own as a networked store does, so calls really are in flight while
  * handlers run.
@@ -81,11 +82,13 @@ class PipelinedAckSettlementTest {
         final List<String> early = new CopyOnWriteArrayList<>();
         private final Map<Integer, NavigableSet<Long>> outstanding = new ConcurrentHashMap<>();
         private final Map<Integer, Map<Long, String>> ids = new ConcurrentHashMap<>();
+        private final Map<Integer, Set<Long>> moved = new ConcurrentHashMap<>();
 
         @Override
         public void newChannel(Channel channel) {
             outstanding.remove(channel.getChannelNumber());
             ids.remove(channel.getChannelNumber());
+            moved.remove(channel.getChannelNumber());
         }
 
         /** A delivery to a consumer (the other overload is for {@code basic.get}). */
@@ -96,9 +99,18 @@ class PipelinedAckSettlementTest {
 
         /** The consumer took a delivery in hand on its current channel. */
         void delivered(Delivery delivery) {
-            int channel = consumer.get().workers().get(0).channel().getChannelNumber();
-            ids.computeIfAbsent(channel, n -> new ConcurrentHashMap<>())
+            ids.computeIfAbsent(channelNow(), n -> new ConcurrentHashMap<>())
                     .put(delivery.getEnvelope().getDeliveryTag(), delivery.getProperties().getMessageId());
+        }
+
+        /** The consumer sent a copy of a delivery (a retry): its ack, once the copy is confirmed, needs no record. */
+        void moved(Delivery delivery) {
+            moved.computeIfAbsent(channelNow(), n -> ConcurrentHashMap.newKeySet())
+                    .add(delivery.getEnvelope().getDeliveryTag());
+        }
+
+        private int channelNow() {
+            return consumer.get().workers().get(0).channel().getChannelNumber();
         }
 
         @Override
@@ -107,10 +119,11 @@ class PipelinedAckSettlementTest {
             NavigableSet<Long> open = outstanding.getOrDefault(channel.getChannelNumber(), new ConcurrentSkipListSet<>());
             List<Long> tags = multi ? new ArrayList<>(open.headSet(deliveryTag, true)) : List.of(deliveryTag);
             Map<Long, String> byTag = ids.getOrDefault(channel.getChannelNumber(), Map.of());
+            Set<Long> copies = moved.getOrDefault(channel.getChannelNumber(), Set.of());
             for (long tag : tags) {
                 covered.incrementAndGet();
                 String id = byTag.get(tag);
-                if (id == null || !recorded(id)) {
+                if (id == null || !(recorded(id) || copies.contains(tag))) {
                     early.add(id + " (tag " + tag + (multi ? ", in a multiple ack to " + deliveryTag : "") + ")");
                 }
                 open.remove(tag);
@@ -146,6 +159,13 @@ class PipelinedAckSettlementTest {
             public void onDelivery(Delivery delivery, int attempt) {
                 super.onDelivery(delivery, attempt);
                 acks.delivered(delivery);
+            }
+
+            @Override
+            public void onRetry(Delivery delivery, IdempotencyKey key, ConsumerAction action, int nextAttempt,
+                                Duration delay) {
+                super.onRetry(delivery, key, action, nextAttempt, delay);
+                acks.moved(delivery);
             }
         };
     }
