@@ -116,8 +116,8 @@ final class ConsumerWorker implements Runnable {
     }
 
     /**
-     * The pipelined loop: takes whatever deliveries are queued, moves the pipeline on (at most one handler per
-     * turn), settles what is ready, and waits on the doorbell only when nothing happened. On stop, the deliveries
+     * The pipelined loop: takes whatever deliveries are queued, moves the pipeline on (its handlers ready in line,
+     * until one gets its outcome), settles what is ready, and waits on the doorbell only when nothing happened. On stop, the deliveries
      * whose handler has not started go back; those whose handler ran get their completion recorded and are acked.
      */
     private void runPipelined() {
