@@ -103,6 +103,17 @@ abstract class StoreOutageContract {
         await().atMost(Duration.ofSeconds(20)).until(() -> rabbit.allEmpty(FAST) && consumer.inFlight() == 0);
     }
 
+    /** Restarts the store; then every message has had exactly one effect, and the consumer resumed. */
+    private void restartStoreAndAwaitEveryMessageOnce(OnceConsumer consumer, RecordingListener listener)
+            throws Exception {
+        restartStore();
+        awaitAllDoneAndQuiet(consumer);
+        assertThat(variant.totalEffects()).isEqualTo(MESSAGES);
+        assertThat(listener.resumes.get()).isPositive();
+        assertThat(consumer.isPaused()).isFalse();
+        assertThat(listener.count(ConsumerAction.DEAD_LETTERED)).isZero();
+    }
+
     /** Counts what the consumer does and stops the store, on the consumer's thread, as it settles the nth processed. */
     private RecordingListener stoppingTheStoreAt(int nth, AtomicBoolean stopped) {
         AtomicInteger processed = new AtomicInteger();
@@ -138,12 +149,7 @@ abstract class StoreOutageContract {
         assertThat(effectsAtStop).isBetween(200L, (long) MESSAGES - 1);
         assertThat(listener.count(ConsumerAction.REQUEUED)).isPositive();
 
-        restartStore();
-        awaitAllDoneAndQuiet(consumer);
-        assertThat(variant.totalEffects()).isEqualTo(MESSAGES);
-        assertThat(listener.resumes.get()).isPositive();
-        assertThat(consumer.isPaused()).isFalse();
-        assertThat(listener.count(ConsumerAction.DEAD_LETTERED)).isZero();
+        restartStoreAndAwaitEveryMessageOnce(consumer, listener);
     }
 
     /**
@@ -167,12 +173,7 @@ abstract class StoreOutageContract {
         assertThat(variant.totalEffects()).isEqualTo(first);
         assertThat(listener.count(ConsumerAction.REQUEUED)).isPositive();
 
-        restartStore();
-        awaitAllDoneAndQuiet(consumer);
-        assertThat(variant.totalEffects()).isEqualTo(MESSAGES);
-        assertThat(listener.resumes.get()).isPositive();
-        assertThat(consumer.isPaused()).isFalse();
-        assertThat(listener.count(ConsumerAction.DEAD_LETTERED)).isZero();
+        restartStoreAndAwaitEveryMessageOnce(consumer, listener);
     }
 
     @Test
