@@ -3,7 +3,6 @@ package io.github.once.rabbitmq;
 import io.github.once.Idempotency;
 import io.github.once.IdempotentExecutor;
 import io.github.once.InMemoryIdempotencyStore;
-import io.github.once.OnceListener;
 
 import java.time.Duration;
 
@@ -13,11 +12,6 @@ final class InMemoryVariant extends LedgerVariant {
 
     @Override
     public IdempotentExecutor executor(Duration lease) {
-        return executor(lease, OnceListener.NONE);
-    }
-
-    @Override
-    public IdempotentExecutor executor(Duration lease, OnceListener listener) {
-        return Idempotency.builder(store).config(StoreVariant.config(lease)).listener(listener).build();
+        return Idempotency.builder(store).config(StoreVariant.config(lease)).build();
     }
 }
