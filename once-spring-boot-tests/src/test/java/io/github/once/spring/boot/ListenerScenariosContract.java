@@ -310,7 +310,7 @@ abstract class ListenerScenariosContract extends ScenarioSupport {
 
     @Test
     void everyMessagePublishedTwiceWithRandomConnectionClosesHasExactlyOneEffect() throws Exception {
-        int n = 2_000;
+        int n = 1_000;
         String soak = queue("soak");
         List<String> ids = new ArrayList<>();
         List<OutboundMessage> messages = new ArrayList<>();
