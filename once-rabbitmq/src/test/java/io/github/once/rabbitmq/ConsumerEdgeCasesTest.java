@@ -9,8 +9,10 @@ import io.github.once.IdempotentExecutor;
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -23,7 +25,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
-/** Retry strategies, queue types, lost leases and failed moves, with the in-memory store on the real broker. */
+/**
+ * Retry strategies, queue types, lost leases, failed moves and steps in a consumer handler, with the in-memory store
+ * on the real broker.
+ */
 class ConsumerEdgeCasesTest {
 
     private RabbitFixture rabbit;
@@ -186,5 +191,39 @@ class ConsumerEdgeCasesTest {
         await().atMost(Duration.ofSeconds(10)).until(() -> variant.effects("move-1") == 1);
         await().atMost(Duration.ofSeconds(10)).until(() -> consumer.inFlight() == 0
                 && rabbit.messageCount(rabbit.queue) == 0 && !consumer.isPaused());
+    }
+
+    /**
+     * A consumer handler's {@link DeliveryContext} runs the executor's steps and gives its operation keys: a step
+     * done before a later failure is skipped on the delayed retry, and the operation key is the same on every attempt.
+     */
+    @Test
+    void aStepDoneBeforeAFailureIsSkippedOnTheRetryAndTheOperationKeyStaysTheSame() throws Exception {
+        AtomicInteger charges = new AtomicInteger();
+        AtomicInteger notifications = new AtomicInteger();
+        List<String> operationKeys = new CopyOnWriteArrayList<>();
+        List<String> chargeIds = new CopyOnWriteArrayList<>();
+        RecordingListener listener = new RecordingListener();
+        rabbit.track(OnceConsumer.builder(rabbit.connect(), rabbit.queue, executor())
+                .handler((d, ctx) -> {
+                    operationKeys.add(ctx.operationKey("payment"));
+                    chargeIds.add(ctx.step("charge", () -> "charge-" + charges.incrementAndGet()));
+                    if (ctx.attempt() == 1) {
+                        throw new IllegalStateException("the notification service is down");
+                    }
+                    notifications.incrementAndGet();
+                })
+                .listener(listener).retry(ConsumerScenariosContract.FAST)
+                .topology(Topology.declareAll(QueueType.CLASSIC))
+                .build().start());
+        publisher().publish(message(rabbit.queue, "order-7"));
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> listener.count(ConsumerAction.PROCESSED) == 1);
+        assertThat(listener.count(ConsumerAction.RETRIED_FAILED)).isEqualTo(1);
+        assertThat(charges).hasValue(1);
+        assertThat(chargeIds).containsExactly("charge-1", "charge-1");
+        assertThat(notifications).hasValue(1);
+        assertThat(operationKeys).hasSize(2).allMatch(k -> k.equals(operationKeys.get(0)));
+        assertThat(operationKeys.get(0)).contains("order-7").endsWith(":payment");
     }
 }
