@@ -7,12 +7,12 @@ package io.github.once.rabbitmq;
  */
 class InMemoryStoreOutageTest extends StoreOutageContract {
 
-    private final FailedCompletions failedCompletions = new FailedCompletions();
+    private final UnrecordedCompletions unrecordedCompletions = new UnrecordedCompletions();
     private SeparateThreadVariant store;
 
     @Override
     protected StoreVariant startStore() {
-        store = new SeparateThreadVariant(failedCompletions);
+        store = new SeparateThreadVariant(unrecordedCompletions);
         return store;
     }
 
@@ -28,7 +28,12 @@ class InMemoryStoreOutageTest extends StoreOutageContract {
 
     @Override
     protected long repeatsAllowed() {
-        return failedCompletions.count();
+        return unrecordedCompletions.count();
+    }
+
+    @Override
+    protected String allowanceSource() {
+        return "(" + unrecordedCompletions + ")";
     }
 
     @Override

@@ -8,13 +8,13 @@ package io.github.once.rabbitmq;
 class RedisStoreOutageTest extends StoreOutageContract {
 
     private PrivateRedis redis;
-    private final FailedCompletions failedCompletions = new FailedCompletions();
+    private final UnrecordedCompletions unrecordedCompletions = new UnrecordedCompletions();
 
     @Override
     protected StoreVariant startStore() throws Exception {
         redis = new PrivateRedis();
         redis.start();
-        return new RedisVariant(redis.uri(), failedCompletions);
+        return new RedisVariant(redis.uri(), unrecordedCompletions);
     }
 
     @Override
@@ -29,7 +29,12 @@ class RedisStoreOutageTest extends StoreOutageContract {
 
     @Override
     protected long repeatsAllowed() {
-        return failedCompletions.count();
+        return unrecordedCompletions.count();
+    }
+
+    @Override
+    protected String allowanceSource() {
+        return "(" + unrecordedCompletions + ")";
     }
 
     @Override

@@ -42,6 +42,11 @@ abstract class StoreOutageContract {
     /** Effects that may legitimately repeat when the store dies at an arbitrary moment (0 if none may). */
     protected abstract long repeatsAllowed();
 
+    /** Where the allowance comes from, for the test's output. */
+    protected String allowanceSource() {
+        return "";
+    }
+
     protected abstract void stopEverything() throws Exception;
 
     /** The consumer mode under test; the default mode unless a subclass picks another. */
@@ -193,8 +198,8 @@ abstract class StoreOutageContract {
         awaitAllDoneAndQuiet(consumer);
         assertThat(variant.distinctEffects()).isEqualTo(MESSAGES);
         long repeated = variant.totalEffects() - MESSAGES;
-        System.out.printf("%s: store cut at an arbitrary moment: %d repeated effect(s), %d allowed%n",
-                getClass().getSimpleName(), repeated, repeatsAllowed());
+        System.out.printf("%s: store cut at an arbitrary moment: %d repeated effect(s), %d allowed %s%n",
+                getClass().getSimpleName(), repeated, repeatsAllowed(), allowanceSource());
         assertThat(repeated).isLessThanOrEqualTo(repeatsAllowed());
         assertThat(listener.count(ConsumerAction.DEAD_LETTERED)).isZero();
     }
