@@ -8,8 +8,9 @@
 #   scripts/bench.sh full     100,000 messages per run, 3 repetitions, full JMH with 1 and 4 threads
 #
 # Every mode runs the end-to-end harness three times: the default variants with one channel per consumer, then the
-# baseline and the Redis and transactional JDBC variants with 4 channels per Once consumer (prefetch 250 on each
-# channel), then the baseline and Spring AMQP listener containers, plain and with Once's advice (in-memory and Redis).
+# baseline and the Redis (one at a time, batch, pipelined) and transactional JDBC variants with 4 channels per Once
+# consumer (prefetch 250 on each channel), then the baseline and Spring AMQP listener containers, plain and with
+# Once's advice (in-memory and Redis).
 #
 # Services (defaults: the project's local ones) can be changed with JAVA_OPTS, e.g.
 #   JAVA_OPTS="-Donce.bench.redis=redis://127.0.0.1:6380" scripts/bench.sh
@@ -57,7 +58,8 @@ java "${java_opts[@]}" -cp "$cp" io.github.once.bench.e2e.EndToEndBenchmark "${e
     --output "$out/end-to-end.md" | tee "$out/end-to-end.log"
 echo "End to end, 4 channels per Once consumer ($mode)..."
 java "${java_opts[@]}" -cp "$cp" io.github.once.bench.e2e.EndToEndBenchmark "${e2e_args[@]}" --channels 4 \
-    --variants baseline,once-redis,once-redis-batch,once-jdbc-tx,once-jdbc-tx-batch --output "$out/end-to-end-4ch.md" | tee "$out/end-to-end-4ch.log"
+    --variants baseline,once-redis,once-redis-batch,once-redis-pipeline,once-jdbc-tx,once-jdbc-tx-batch \
+    --output "$out/end-to-end-4ch.md" | tee "$out/end-to-end-4ch.log"
 echo "End to end, Spring AMQP containers ($mode)..."
 java "${java_opts[@]}" -cp "$cp" io.github.once.bench.e2e.EndToEndBenchmark "${e2e_args[@]}" \
     --variants baseline,spring-plain,spring-once-memory,spring-once-redis --output "$out/end-to-end-spring.md" \

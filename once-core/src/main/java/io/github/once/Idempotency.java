@@ -1,8 +1,10 @@
 package io.github.once;
 
 import io.github.once.internal.SafeListener;
+import io.github.once.internal.StagedPipeline;
 import io.github.once.internal.StoreCallScope;
 import io.github.once.internal.StoreCalls;
+import io.github.once.internal.TaskSteps;
 import io.github.once.internal.UnitRunner;
 import io.github.once.spi.ExecutionScope;
 import io.github.once.spi.IdempotencyStore;
@@ -48,6 +50,7 @@ public final class Idempotency implements IdempotentExecutor {
     private final SafeListener listener;
     private final ScheduledExecutorService renewals;
     private final boolean ownsRenewals;
+    private final TaskSteps steps;
     private final UnitRunner runner;
 
     private Idempotency(Builder b) {
@@ -58,7 +61,8 @@ public final class Idempotency implements IdempotentExecutor {
         this.listener = new SafeListener(b.listener);
         this.ownsRenewals = b.renewals == null;
         this.renewals = ownsRenewals ? newRenewalScheduler() : b.renewals;
-        this.runner = new UnitRunner(config, store, new StoreCalls(listener), renewals);
+        this.steps = new TaskSteps(config, store, new StoreCalls(listener), renewals);
+        this.runner = new UnitRunner(steps);
     }
 
     public static Builder builder(IdempotencyStore store) {
@@ -136,6 +140,35 @@ public final class Idempotency implements IdempotentExecutor {
             failed.put(result.failedAt(), result.failure());
             isolateFrom = Math.min(isolateFrom, result.failedAt() + 1);
         }
+    }
+
+    /**
+     * A pipeline of tasks for one driving thread: claims of the tasks submitted while a claim call is in flight
+     * go out together in the next one ({@link IdempotencyStore#claimAllAsync}), handlers run as soon as their
+     * claim answers, and completions go out the same way ({@link IdempotencyStore#completeAllAsync}) while later
+     * handlers run. Each task's outcome is the one {@link #execute(Task)} would answer; see {@link TaskPipeline}
+     * for the threading and the order.
+     *
+     * @param maxPerCall most tasks in one claim or completion call
+     * @param onAnswer   called on the store's thread whenever an answer comes in, to wake the driving thread
+     * @throws IllegalStateException when this executor runs in a scope of its own (see {@link #pipelines()})
+     */
+    public <T> TaskPipeline<T> pipeline(int maxPerCall, Runnable onAnswer) {
+        if (!pipelines()) {
+            throw new IllegalStateException("a pipeline needs the default scope, where each step is a store call of"
+                    + " its own; this executor runs in " + scope + ", whose units commit a batch together: use"
+                    + " executeAll for batches");
+        }
+        return new StagedPipeline<>(steps, store, scope.begin(), clock, maxPerCall, onAnswer);
+    }
+
+    /**
+     * Whether {@link #pipeline} is available: only in the default scope. A transactional scope (once-jdbc's
+     * {@code JdbcTransactionScope}) keeps effects and records in one transaction per unit, which a pipeline of
+     * separate store calls cannot.
+     */
+    public boolean pipelines() {
+        return scope instanceof StoreCallScope;
     }
 
     private <T> List<Outcome<T>> oneByOne(List<Task<T>> tasks, Map<Integer, Outcome<T>> failed, Instant start) {

@@ -44,6 +44,7 @@ final class ChannelSession {
     private final AtomicInteger inHand;
     private final BlockingQueue<Inbound> inbox = new LinkedBlockingQueue<>();
     private final AtomicLong generation = new AtomicLong();
+    private final Doorbell doorbell = new Doorbell();
 
     private volatile Channel channel;
     private volatile SessionConsumer consumer;
@@ -92,6 +93,18 @@ final class ChannelSession {
         batch.add(first);
         inbox.drainTo(batch, max - 1);
         return batch;
+    }
+
+    /** Up to {@code max} deliveries already queued, in delivery order, without waiting; empty when none. */
+    List<Inbound> drainNow(int max) {
+        List<Inbound> batch = new ArrayList<>();
+        inbox.drainTo(batch, max);
+        return batch;
+    }
+
+    /** Rings with every delivery; a pipelined channel's thread waits on it for deliveries and store answers. */
+    Doorbell doorbell() {
+        return doorbell;
     }
 
     /** Whether no delivery is waiting to be taken. */
@@ -293,6 +306,7 @@ final class ChannelSession {
                                    byte[] body) {
             inHand.incrementAndGet();
             inbox.add(new Inbound(new Delivery(envelope, properties, body), generation.get(), ch));
+            doorbell.ring();
         }
     }
 }

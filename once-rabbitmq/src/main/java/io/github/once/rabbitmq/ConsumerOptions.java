@@ -20,6 +20,7 @@ abstract class ConsumerOptions<B extends ConsumerOptions<B>> {
     int prefetch = 50;
     int channels = 1;
     boolean batchClaims;
+    boolean pipelined;
     int maxBatch = 0;
     RetryPolicy retry = RetryPolicy.defaults();
     Topology topology = Topology.retryQueuesOnly(QueueType.CLASSIC);
@@ -80,7 +81,28 @@ abstract class ConsumerOptions<B extends ConsumerOptions<B>> {
         return self();
     }
 
-    /** Most deliveries claimed together with batch claims. Default: the prefetch, at most 100. */
+    /**
+     * Run each channel as a pipeline: the deliveries in hand are claimed as soon as they arrive, in one
+     * asynchronous store call per group (the deliveries that came while the previous claim call was in flight,
+     * {@link #maxBatch} at most; no linger, no waiting for a full batch); each handler runs as soon as its claim
+     * answers, while the next claims and the completions of earlier handlers are in flight; each delivery is
+     * acked as soon as its completion is recorded. Handlers of one channel still run one at a time, in delivery
+     * order; a delivery whose key repeats one still in flight on the channel is claimed only after that one's
+     * outcome, so it is a duplicate of it, never a second run. The guarantees are those of the other modes.
+     *
+     * <p>Needs an {@code Idempotency} in its default scope (a store call per step, with any store);
+     * {@link OnceConsumer.Builder#build()} refuses other executors, such as once-jdbc's transactional scope, whose batches commit in one
+     * transaction: use {@link #batchClaims} there. Takes precedence over {@link #batchClaims}. Default false.
+     */
+    public B pipelined(boolean pipelined) {
+        this.pipelined = pipelined;
+        return self();
+    }
+
+    /**
+     * Most deliveries claimed together with batch claims, or in one claim or completion call of a pipeline.
+     * Default: the prefetch, at most 100.
+     */
     public B maxBatch(int maxBatch) {
         if (maxBatch < 1) {
             throw new IllegalArgumentException("maxBatch must be at least 1, but was " + maxBatch);
@@ -151,6 +173,7 @@ abstract class ConsumerOptions<B extends ConsumerOptions<B>> {
         prefetch = other.prefetch;
         channels = other.channels;
         batchClaims = other.batchClaims;
+        pipelined = other.pipelined;
         maxBatch = other.maxBatch;
         retry = other.retry;
         topology = other.topology;

@@ -39,10 +39,8 @@ final class ConsumerWorker implements Runnable {
     private final DeliveryKeys keys;
     private final Disposition disposition;
     private final Settlement settlement;
-
-    /** A delivery taken in hand: its attempt and its key, found once; {@code early} an action decided unrun. */
-    private record Admitted(Inbound in, int attempt, DeliveryKey key, Disposition.Action early) {
-    }
+    /** The pipelined mode's flow, or null in the batch mode (batches of one without batch claims). */
+    private final PipelinedFlow flow;
 
     ConsumerWorker(ConsumerSettings settings, int index, PauseGate gate, ListenerCalls listener) {
         ConsumerConfig c = settings.config();
@@ -58,7 +56,13 @@ final class ConsumerWorker implements Runnable {
                 : IdempotencyConfig.defaults()).crashLoopAfter();
         this.disposition = new Disposition(settings.queue(), c.retry(), c.maxErrorLength(), c.clock(), crashLoopAfter);
         this.settlement = new Settlement(session, new ConfirmedSender(settings.connection()),
-                new Confirms(c.clock(), c.moveTimeout()), gate, listener, inHand, name);
+                new Confirms(c.clock(), c.moveTimeout()), gate, listener, inHand, name, session.doorbell()::ring,
+                !c.pipelined());
+        // The builder lets pipelined(true) through only with an Idempotency that pipelines.
+        this.flow = c.pipelined()
+                ? new PipelinedFlow(((Idempotency) settings.executor()).pipeline(batchSize, session.doorbell()::ring),
+                        disposition, settlement, gate, session::maintain)
+                : null;
     }
 
     Channel channel() {
@@ -81,6 +85,10 @@ final class ConsumerWorker implements Runnable {
 
     @Override
     public void run() {
+        if (flow != null) {
+            runPipelined();
+            return;
+        }
         try {
             while (!session.stopping()) {
                 try {
@@ -104,6 +112,63 @@ final class ConsumerWorker implements Runnable {
             }
         } finally {
             finish();
+        }
+    }
+
+    /**
+     * The pipelined loop: takes whatever deliveries are queued, moves the pipeline on (its handlers ready in line,
+     * until one gets its outcome), settles what is ready, and waits on the doorbell only when nothing happened. On stop, the deliveries
+     * whose handler has not started go back; those whose handler ran get their completion recorded and are acked.
+     */
+    private void runPipelined() {
+        Doorbell doorbell = session.doorbell();
+        try {
+            while (!session.stopping()) {
+                try {
+                    session.maintain();
+                    boolean progress = false;
+                    List<Inbound> arrived = session.drainNow(Integer.MAX_VALUE);
+                    if (!arrived.isEmpty()) {
+                        listener.onBatch(arrived.size());
+                        arrived.forEach(this::takeIntoPipeline);
+                        progress = true;
+                    }
+                    progress |= flow.advance();
+                    settlement.settleReady();
+                    if (!progress) {
+                        if (settlement.held() > 0 && flow.size() == 0 && session.idle()) {
+                            settlement.settleAll(); // nothing else to do meanwhile
+                        } else {
+                            doorbell.await(POLL_MILLIS);
+                        }
+                    }
+                } catch (RuntimeException e) {
+                    log.error("Consumer {}: unexpected failure; continuing", name, e);
+                }
+            }
+            session.cancelQuietly(); // before giving deliveries back, so they are not handed straight back to us
+            flow.stop();
+            while (flow.size() > 0) {
+                if (!flow.advance()) {
+                    doorbell.await(POLL_MILLIS);
+                }
+            }
+        } catch (RuntimeException e) {
+            log.error("Consumer {}: unexpected failure while stopping; the channel closes and the broker requeues"
+                    + " what is in hand", name, e);
+        } catch (InterruptedException e) {
+            // close() ran out of time: the channel closes, and the broker requeues what is still in hand
+            Thread.currentThread().interrupt();
+        } finally {
+            finish();
+        }
+    }
+
+    private void takeIntoPipeline(Inbound in) {
+        Admitted a = admit(in);
+        if (a != null) {
+            boolean runs = a.key() instanceof DeliveryKey.Keyed && a.early() == null;
+            flow.take(a, runs ? task(a, ((DeliveryKey.Keyed) a.key()).key()) : null);
         }
     }
 

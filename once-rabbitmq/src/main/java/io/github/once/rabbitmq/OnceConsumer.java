@@ -132,7 +132,7 @@ public final class OnceConsumer implements AutoCloseable {
         String store = describe(settings.executor() instanceof Idempotency i ? i.store() : settings.executor());
         listener.processing(log -> log.started(settings.queue(), store,
                 c.namespaceOf() != null ? "<per message>" : c.namespace() != null ? c.namespace() : settings.queue(),
-                c.keyExtractor(), c.prefetch(), c.channels(), c.batchClaims()));
+                c.keyExtractor(), c.prefetch(), c.channels(), c.batchClaims(), c.pipelined()));
         return this;
     }
 
@@ -316,6 +316,13 @@ public final class OnceConsumer implements AutoCloseable {
                 throw new IllegalArgumentException("handler must be set (handler(...) or requestHandler(...))");
             }
             ConsumerConfig c = ConsumerConfig.custom().copyFrom(this).build();
+            if (c.pipelined() && !(executor instanceof Idempotency i && i.pipelines())) {
+                throw new IllegalArgumentException("pipelined(true) needs an Idempotency in its default scope (a"
+                        + " store call per step), but the executor is " + executor + (executor instanceof Idempotency
+                        ? ", whose scope commits a batch in one transaction (once-jdbc's JdbcTransactionScope):"
+                        + " use batchClaims(true) with it" : ": build it with Idempotency.builder(store)")
+                        + ", or leave pipelined off");
+            }
             Function<Delivery, String> ns = c.namespaceOf();
             if (ns == null) {
                 String fixed = c.namespace() != null ? c.namespace() : queue;

@@ -116,6 +116,11 @@ class AckSettlementTest {
     }
 
     private void publish(int n, String prefix) throws Exception {
+        publish(rabbit, n, prefix);
+    }
+
+    /** Publishes {@code n} messages to the fixture's queue, with ids {@code prefix0} and on. */
+    static void publish(RabbitFixture rabbit, int n, String prefix) throws Exception {
         List<OutboundMessage> batch = new ArrayList<>();
         for (int i = 0; i < n; i++) {
             batch.add(OutboundMessage.of("", rabbit.queue, ("body " + i).getBytes(StandardCharsets.UTF_8))

@@ -40,9 +40,14 @@ abstract class ConsumerScenariosContract {
 
     protected RabbitFixture rabbit;
     protected StoreVariant variant;
-    private final List<IdempotentExecutor> executors = new ArrayList<>();
+    final List<IdempotentExecutor> executors = new ArrayList<>();
 
     protected abstract StoreVariant createVariant() throws Exception;
+
+    /** The consumer mode under test; the default mode unless a subclass picks another. */
+    protected OnceConsumer.Builder mode(OnceConsumer.Builder builder) {
+        return builder;
+    }
 
     /** Messages in the soak test, each published twice. */
     protected int soakMessages() {
@@ -82,7 +87,7 @@ abstract class ConsumerScenariosContract {
                 .prefetch(10)
                 .storeBackoff(Duration.ofMillis(100), Duration.ofMillis(800))
                 .shutdownTimeout(Duration.ofSeconds(5));
-        return rabbit.track(custom.apply(b).build().start());
+        return rabbit.track(mode(custom.apply(b)).build().start());
     }
 
     OnceConsumer start(Connection c, MessageHandler handler, RecordingListener listener) throws Exception {
@@ -351,7 +356,7 @@ abstract class ConsumerScenariosContract {
         RecordingListener listener = new RecordingListener();
         AtomicInteger calls = new AtomicInteger();
         IdempotentExecutor executor = executor();
-        OnceConsumer consumer = rabbit.track(OnceConsumer.builder(rabbit.connect(), rabbit.queue, executor)
+        OnceConsumer consumer = rabbit.track(mode(OnceConsumer.builder(rabbit.connect(), rabbit.queue, executor))
                 .requestHandler((d, ctx) -> {
                     variant.effect(ctx.key().id(), ctx);
                     return ("answer:" + new String(d.getBody(), StandardCharsets.UTF_8) + ":" + calls.incrementAndGet())

@@ -3,6 +3,7 @@ package io.github.once.rabbitmq;
 import io.github.once.Idempotency;
 import io.github.once.IdempotentExecutor;
 import io.github.once.InMemoryIdempotencyStore;
+import io.github.once.OnceListener;
 
 import java.time.Duration;
 
@@ -12,6 +13,11 @@ final class InMemoryVariant extends LedgerVariant {
 
     @Override
     public IdempotentExecutor executor(Duration lease) {
-        return Idempotency.builder(store).config(StoreVariant.config(lease)).build();
+        return executor(lease, OnceListener.NONE);
+    }
+
+    @Override
+    public IdempotentExecutor executor(Duration lease, OnceListener listener) {
+        return Idempotency.builder(store).config(StoreVariant.config(lease)).listener(listener).build();
     }
 }

@@ -91,6 +91,16 @@ final class RabbitFixture implements AutoCloseable {
         return names;
     }
 
+    /** Whether the work queue, its dead-letter queue and its delay queues for {@code retry} are all empty. */
+    boolean allEmpty(RetryPolicy retry) throws Exception {
+        for (String q : allQueues(retry)) {
+            if (messageCount(q) != 0) {
+                return false;
+            }
+        }
+        return true;
+    }
+
     private final List<RetryPolicy> policies = new ArrayList<>();
 
     RetryPolicy remember(RetryPolicy retry) {

@@ -1,11 +1,5 @@
 package io.github.once.rabbitmq;
 
-import io.github.once.OnceListener;
-import io.github.once.StoreOperation;
-
-import java.time.Duration;
-import java.util.concurrent.atomic.AtomicLong;
-
 /**
  * A private redis-server (no persistence) killed and restarted on the same port. Records written before the
  * crash are gone after it; each message is published once, so only a message caught between its effect and
@@ -14,20 +8,13 @@ import java.util.concurrent.atomic.AtomicLong;
 class RedisStoreOutageTest extends StoreOutageContract {
 
     private PrivateRedis redis;
-    private final AtomicLong failedCompletions = new AtomicLong();
+    private final UnrecordedCompletions unrecordedCompletions = new UnrecordedCompletions();
 
     @Override
     protected StoreVariant startStore() throws Exception {
         redis = new PrivateRedis();
         redis.start();
-        return new RedisVariant(redis.uri(), new OnceListener() {
-            @Override
-            public void onStoreCall(StoreOperation operation, int keys, Duration elapsed, Throwable failure) {
-                if (operation == StoreOperation.COMPLETE && failure != null) {
-                    failedCompletions.incrementAndGet();
-                }
-            }
-        });
+        return new RedisVariant(redis.uri(), unrecordedCompletions);
     }
 
     @Override
@@ -42,8 +29,12 @@ class RedisStoreOutageTest extends StoreOutageContract {
 
     @Override
     protected long repeatsAllowed() {
-        // A handler whose completion could not be recorded ran its effect; its redelivery runs it again.
-        return failedCompletions.get();
+        return unrecordedCompletions.count();
+    }
+
+    @Override
+    protected String allowanceSource() {
+        return "(" + unrecordedCompletions + ")";
     }
 
     @Override

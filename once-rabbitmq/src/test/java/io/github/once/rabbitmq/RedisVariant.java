@@ -31,6 +31,11 @@ final class RedisVariant extends LedgerVariant {
 
     @Override
     public IdempotentExecutor executor(Duration lease) {
+        return executor(lease, listener);
+    }
+
+    @Override
+    public IdempotentExecutor executor(Duration lease, OnceListener listener) {
         RedisIdempotencyStore.Builder builder = RedisIdempotencyStore.builder()
                 .uri(uri).keyPrefix(prefix).timeout(Duration.ofMillis(500));
         // The short timeout is for the store's calls; on a loaded machine the connection's handshake may take

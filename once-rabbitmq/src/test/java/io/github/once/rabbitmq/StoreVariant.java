@@ -2,6 +2,7 @@ package io.github.once.rabbitmq;
 
 import io.github.once.IdempotencyConfig;
 import io.github.once.IdempotentExecutor;
+import io.github.once.OnceListener;
 
 import java.time.Duration;
 
@@ -10,6 +11,11 @@ interface StoreVariant extends AutoCloseable {
 
     /** A new executor, as one consumer process would have. */
     IdempotentExecutor executor(Duration lease);
+
+    /** A new executor whose listener is {@code listener}; variants that cannot take one say so. */
+    default IdempotentExecutor executor(Duration lease, OnceListener listener) {
+        throw new UnsupportedOperationException(getClass().getSimpleName() + " takes no executor listener");
+    }
 
     /** The business effect of handling message {@code id}. */
     void effect(String id, DeliveryContext context) throws Exception;

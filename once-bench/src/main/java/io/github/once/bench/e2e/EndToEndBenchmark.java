@@ -61,6 +61,11 @@ public final class EndToEndBenchmark implements Callable<Integer> {
     @Option(names = "--size", defaultValue = "1024", description = "Message body bytes (default ${DEFAULT-VALUE}).")
     int size;
 
+    @Option(names = "--handler-cpu-micros", defaultValue = "0",
+            description = "CPU time each handler spends per message, in every variant and the baseline; 0 for none "
+                    + "(default ${DEFAULT-VALUE}).")
+    int handlerCpuMicros;
+
     @Option(names = "--variants", split = ",",
             description = "Variants to run, comma-separated (default: all but spring-plain, spring-once-memory and "
                     + "spring-once-redis).")
@@ -82,6 +87,7 @@ public final class EndToEndBenchmark implements Callable<Integer> {
         check(channels >= 1 && channels <= 256, "channels must be 1 to 256, but was " + channels);
         check(maxBatch >= 0, "max-batch must not be negative, but was " + maxBatch);
         check(size >= 0, "size must not be negative, but was " + size);
+        check(handlerCpuMicros >= 0, "handler-cpu-micros must not be negative, but was " + handlerCpuMicros);
         List<Variant> chosen = new ArrayList<>();
         if (variants == null || variants.isEmpty()) {
             chosen.addAll(Variant.defaults());
@@ -132,7 +138,7 @@ public final class EndToEndBenchmark implements Callable<Integer> {
         String namespace = "bench-" + suffix;
         filler.declareAndFill(queue, n);
         System.gc();
-        Meter meter = new Meter(n);
+        Meter meter = new Meter(n, handlerCpuMicros * 1_000L);
         long timeoutSeconds = 120 + n / 200;
         try (Connection consuming = factory.newConnection("once-bench-" + variant.label());
              HeapSampler heap = new HeapSampler()) {
@@ -166,13 +172,13 @@ public final class EndToEndBenchmark implements Callable<Integer> {
         return String.format(Locale.ROOT,
                 "End to end, %s: %,d persistent messages of %d bytes per run, prefetch %d, %d repetitions "
                         + "(variant order rotated), %,d warm-up messages per variant; Once consumers and Spring "
-                        + "containers with %d channel(s), maxBatch %s.%n"
+                        + "containers with %d channel(s), maxBatch %s, handler CPU %d µs per message.%n"
                         + "Java %s, %d cores, max heap %d MiB, JVM args %s.%n"
                         + "Latency: from the consumer taking a delivery in hand (Spring containers: the advice "
                         + "chain's start) to its ack written; 'added' is the difference to the baseline's "
                         + "percentile.%n",
                 LocalDate.now(), messages, size, prefetch, repetitions, warmupMessages, channels,
-                maxBatch == 0 ? "default" : String.valueOf(maxBatch),
+                maxBatch == 0 ? "default" : String.valueOf(maxBatch), handlerCpuMicros,
                 System.getProperty("java.version"), rt.availableProcessors(), rt.maxMemory() >> 20,
                 ManagementFactory.getRuntimeMXBean().getInputArguments());
     }

@@ -22,10 +22,17 @@ final class Meter {
     private final StoreTimes storeTimes = new StoreTimes();
     private volatile long lastAck;
     private volatile String failure;
+    private final long handlerNanos;
 
     Meter(int messages) {
+        this(messages, 0);
+    }
+
+    /** @param handlerNanos CPU time each effect spends before it is counted (a handler doing real work) */
+    Meter(int messages, long handlerNanos) {
         this.messages = messages;
         this.latencies = new long[messages];
+        this.handlerNanos = handlerNanos;
     }
 
     /** The consumer has a delivery in hand; returns the time to pass to {@link #acked}. */
@@ -37,7 +44,26 @@ final class Meter {
 
     /** The business effect of one message: counted, so a run proves every message took effect exactly once. */
     void effect() {
+        if (handlerNanos > 0) {
+            work(handlerNanos);
+        }
         effects.increment();
+    }
+
+    /** Keeps this thread's core busy for about {@code nanos}: arithmetic the JIT cannot drop, checked by the clock. */
+    private static void work(long nanos) {
+        long until = System.nanoTime() + nanos;
+        long x = 0x9E3779B97F4A7C15L;
+        while (System.nanoTime() < until) {
+            for (int i = 0; i < 64; i++) {
+                x ^= x << 13;
+                x ^= x >>> 7;
+                x ^= x << 17;
+            }
+        }
+        if (x == 0) {
+            throw new IllegalStateException("unreachable: xorshift never reaches zero from a non-zero seed");
+        }
     }
 
     void acked(long deliveredAt) {

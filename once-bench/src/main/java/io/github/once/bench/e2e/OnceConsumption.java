@@ -26,13 +26,13 @@ final class OnceConsumption implements Consumption {
         this.resources = resources;
     }
 
-    static Consumption start(Variant.Run run, IdempotentExecutor executor, boolean batchClaims,
+    static Consumption start(Variant.Run run, IdempotentExecutor executor, Variant.Mode mode,
                              AutoCloseable resources) throws Exception {
-        return start(run, executor, batchClaims, resources, ConsumerListener.NONE);
+        return start(run, executor, mode, resources, ConsumerListener.NONE);
     }
 
     /** As above, with {@code extra} hearing the consumer too (the meters of the "with meters" variant). */
-    static Consumption start(Variant.Run run, IdempotentExecutor executor, boolean batchClaims,
+    static Consumption start(Variant.Run run, IdempotentExecutor executor, Variant.Mode mode,
                              AutoCloseable resources, ConsumerListener extra) throws Exception {
         Meter meter = run.meter();
         long[] deliveredAt = new long[meter.capacity()];
@@ -57,7 +57,8 @@ final class OnceConsumption implements Consumption {
                 .namespace(run.namespace())
                 .prefetch(run.prefetch())
                 .channels(run.channels())
-                .batchClaims(batchClaims)
+                .batchClaims(mode == Variant.Mode.BATCH)
+                .pipelined(mode == Variant.Mode.PIPELINED)
                 .topology(Topology.none())
                 .listener(extra == ConsumerListener.NONE ? listener : Listeners.consumer(listener, extra))
                 .handler((delivery, context) -> meter.effect());

@@ -43,6 +43,14 @@ enum Variant {
             return once(run, Idempotency.builder(store).config(CONFIG).listener(run.meter().storeTimes()).build(), false, store);
         }
     },
+    ONCE_MEMORY_PIPELINE("Once, in-memory store, pipelined consumer") {
+        @Override
+        Consumption start(Run run) throws Exception {
+            InMemoryIdempotencyStore store = InMemoryIdempotencyStore.create();
+            return OnceConsumption.start(run, Idempotency.builder(store).config(CONFIG)
+                    .listener(run.meter().storeTimes()).build(), Mode.PIPELINED, store);
+        }
+    },
     ONCE_MEMORY_METERS("Once, in-memory store, with once-micrometer's meters on a Prometheus registry") {
         @Override
         Consumption start(Run run) throws Exception {
@@ -50,7 +58,8 @@ enum Variant {
             OnceMeters meters = OnceMeters.of(new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
             IdempotentExecutor executor = Idempotency.builder(store).config(CONFIG)
                     .listener(Listeners.executor(run.meter().storeTimes(), meters.executor(run.namespace()))).build();
-            return OnceConsumption.start(run, executor, false, store, meters.consumer(run.queue(), run.namespace()));
+            return OnceConsumption.start(run, executor, Mode.ONE_AT_A_TIME, store,
+                    meters.consumer(run.queue(), run.namespace()));
         }
     },
     ONCE_REDIS("Once, Redis store") {
@@ -65,6 +74,14 @@ enum Variant {
         Consumption start(Run run) throws Exception {
             RedisIdempotencyStore store = RedisIdempotencyStore.builder().uri(run.services().redisUri()).build();
             return once(run, Idempotency.builder(store).config(CONFIG).listener(run.meter().storeTimes()).build(), true, store);
+        }
+    },
+    ONCE_REDIS_PIPELINE("Once, Redis store, pipelined consumer") {
+        @Override
+        Consumption start(Run run) throws Exception {
+            RedisIdempotencyStore store = RedisIdempotencyStore.builder().uri(run.services().redisUri()).build();
+            return OnceConsumption.start(run, Idempotency.builder(store).config(CONFIG)
+                    .listener(run.meter().storeTimes()).build(), Mode.PIPELINED, store);
         }
     },
     ONCE_JDBC("Once, PostgreSQL store, record in a separate transaction") {
@@ -164,7 +181,12 @@ enum Variant {
 
     private static Consumption once(Run run, IdempotentExecutor executor, boolean batchClaims,
                                     AutoCloseable resources) throws Exception {
-        return OnceConsumption.start(run, executor, batchClaims, resources);
+        return OnceConsumption.start(run, executor, batchClaims ? Mode.BATCH : Mode.ONE_AT_A_TIME, resources);
+    }
+
+    /** How the consumer takes its deliveries: one claim each, batch claims, or pipelined. */
+    enum Mode {
+        ONE_AT_A_TIME, BATCH, PIPELINED
     }
 
     /** What one run gives a variant. */
