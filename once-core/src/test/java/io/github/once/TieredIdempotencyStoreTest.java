@@ -101,6 +101,18 @@ class TieredIdempotencyStoreTest {
         await().atMost(COPY_WAIT).until(() -> tiered.copiesInFlight() == 0);
     }
 
+    /** A claim with a lease of a minute and a retention of an hour. */
+    private static ClaimRequest claimOf(IdempotencyKey key, String fingerprint) {
+        return new ClaimRequest(key, fingerprint, Duration.ofMinutes(1), Duration.ofHours(1));
+    }
+
+    /** The next duplicate of the completed "order" is answered by the front, without the store of record. */
+    private void assertFrontAnswersTheDuplicate(String why) {
+        resetCounts();
+        assertThat(run("order")).isInstanceOf(Outcome.Duplicate.class);
+        assertThat(records.calls).as(why).hasValue(0);
+    }
+
     private static boolean copied(SeverableStore front, IdempotencyKey key) {
         return front.find(key).map(r -> r.state() == RecordState.COMPLETED).orElse(false);
     }
@@ -159,7 +171,7 @@ class TieredIdempotencyStoreTest {
     @Test
     @DisplayName("keys in progress and new keys go to the store of record")
     void inProgressGoesToRecords() {
-        ClaimRequest request = new ClaimRequest(key, null, Duration.ofMinutes(1), Duration.ofHours(1));
+        ClaimRequest request = claimOf(key, null);
         assertThat(store.claim(request)).isInstanceOf(ClaimResult.Acquired.class);
         resetCounts();
 
@@ -179,9 +191,7 @@ class TieredIdempotencyStoreTest {
         assertThat(run("order")).isInstanceOf(Outcome.Duplicate.class);
         assertThat(records.calls).as("answered by the store of record").hasValue(1);
         awaitCopies();
-        resetCounts();
-        assertThat(run("order")).isInstanceOf(Outcome.Duplicate.class);
-        assertThat(records.calls).as("answered by the refilled front").hasValue(0);
+        assertFrontAnswersTheDuplicate("answered by the refilled front");
     }
 
     @Test
@@ -201,9 +211,7 @@ class TieredIdempotencyStoreTest {
         assertThat(run("order")).isInstanceOf(Outcome.Duplicate.class);
         assertThat(records.calls).as("the front was empty").hasValue(1);
         awaitCopies();
-        resetCounts();
-        assertThat(run("order")).isInstanceOf(Outcome.Duplicate.class);
-        assertThat(records.calls).as("the front answers again").hasValue(0);
+        assertFrontAnswersTheDuplicate("the front answers again");
     }
 
     @Test
@@ -238,15 +246,13 @@ class TieredIdempotencyStoreTest {
 
         assertThat(first).isInstanceOf(Outcome.Processed.class);
         awaitCopies();
-        resetCounts();
-        assertThat(run("order")).isInstanceOf(Outcome.Duplicate.class);
-        assertThat(records.calls).hasValue(0);
+        assertFrontAnswersTheDuplicate("answered by the front");
     }
 
     @Test
     @DisplayName("a refused completion (lease lost) writes no copy; a released key has none either")
     void refusedCompletionWritesNoCopy() {
-        ClaimRequest request = new ClaimRequest(key, "fp", Duration.ofMinutes(1), Duration.ofHours(1));
+        ClaimRequest request = claimOf(key, "fp");
         Lease lease = ((ClaimResult.Acquired) store.claim(request)).lease();
         Lease forged = new Lease(key, lease.token() + 1, lease.deadline());
 
@@ -262,7 +268,7 @@ class TieredIdempotencyStoreTest {
     @Test
     @DisplayName("a copy keeps the record's token, fingerprint and result, and expires no later than the record")
     void copyIsFaithful() {
-        ClaimRequest request = new ClaimRequest(key, "fp", Duration.ofMinutes(1), Duration.ofHours(1));
+        ClaimRequest request = claimOf(key, "fp");
         Lease lease = ((ClaimResult.Acquired) store.claim(request)).lease();
         assertThat(store.complete(lease, new byte[] {7, 0, -1}, Duration.ofHours(1))).isTrue();
         await().atMost(COPY_WAIT).until(() -> copied(front, key));
@@ -285,10 +291,8 @@ class TieredIdempotencyStoreTest {
         IdempotencyKey fresh = IdempotencyKey.of("orders", "order-2");
         resetCounts();
 
-        List<ClaimResult> claims = store.claimAll(List.of(
-                new ClaimRequest(fresh, null, Duration.ofMinutes(1), Duration.ofHours(1)),
-                new ClaimRequest(key, null, Duration.ofMinutes(1), Duration.ofHours(1)),
-                new ClaimRequest(fresh, null, Duration.ofMinutes(1), Duration.ofHours(1))));
+        List<ClaimResult> claims = store.claimAll(
+                List.of(claimOf(fresh, null), claimOf(key, null), claimOf(fresh, null)));
 
         assertThat(claims).hasSize(3);
         assertThat(claims.get(0)).isInstanceOf(ClaimResult.Acquired.class);
@@ -297,7 +301,7 @@ class TieredIdempotencyStoreTest {
     }
 
     @Test
-    @DisplayName("the caller does not wait for the copy: a completion returns while the front holds the copy, which lands once let go")
+    @DisplayName("the caller does not wait for the copy: a completion returns while the front holds it; it lands once let go")
     void completionReturnsWhileTheCopyIsHeld() {
         front.hold();
 
@@ -313,9 +317,7 @@ class TieredIdempotencyStoreTest {
 
         await().atMost(COPY_WAIT).until(() -> copied(front, key));
         assertThat(store.copiesInFlight()).isZero();
-        resetCounts();
-        assertThat(run("order")).isInstanceOf(Outcome.Duplicate.class);
-        assertThat(records.calls).as("answered by the copy").hasValue(0);
+        assertFrontAnswersTheDuplicate("answered by the copy");
     }
 
     @Test
@@ -397,16 +399,14 @@ class TieredIdempotencyStoreTest {
     }
 
     @Test
-    @DisplayName("claimAllAsync and completeAllAsync: the front answers duplicates, the store of record the rest, and completions are copied")
+    @DisplayName("the async calls: the front answers duplicates, the store of record the rest, and completions are copied")
     void asyncCallsAskTheFrontFirstAndCopyCompletions() {
         run("order");
         awaitCopies();
         IdempotencyKey fresh = IdempotencyKey.of("orders", "order-2");
         resetCounts();
 
-        List<ClaimResult> claims = store.claimAllAsync(List.of(
-                new ClaimRequest(fresh, "fp", Duration.ofMinutes(1), Duration.ofHours(1)),
-                new ClaimRequest(key, null, Duration.ofMinutes(1), Duration.ofHours(1))))
+        List<ClaimResult> claims = store.claimAllAsync(List.of(claimOf(fresh, "fp"), claimOf(key, null)))
                 .toCompletableFuture().join();
 
         assertThat(claims.get(0)).isInstanceOf(ClaimResult.Acquired.class);
@@ -425,7 +425,7 @@ class TieredIdempotencyStoreTest {
     void scopeCopiesAfterCommit() {
         ExecutionScope scope = store.over(new StoreCallScope(records));
         try (ExecutionScope.Unit unit = scope.begin()) {
-            ClaimResult claim = unit.claim(new ClaimRequest(key, null, Duration.ofMinutes(1), Duration.ofHours(1)));
+            ClaimResult claim = unit.claim(claimOf(key, null));
             Lease lease = ((ClaimResult.Acquired) claim).lease();
             assertThat(unit.complete(new Completion(lease, bytes("r"), Duration.ofHours(1)))).isTrue();
 
