@@ -382,7 +382,7 @@ public final class TieredIdempotencyStore implements IdempotencyStore {
         CompletionStage<List<Boolean>> written;
         try {
             written = front.claimAllAsync(claims.subList(0, granted))
-                    .thenCompose(answers -> front.completeAllAsync(copyCompletions(sent, answers)));
+                    .thenCompose(answers -> completeCopies(copyCompletions(sent, answers)));
         } catch (RuntimeException e) {
             written = CompletableFuture.failedFuture(e);
         }
@@ -414,6 +414,12 @@ public final class TieredIdempotencyStore implements IdempotencyStore {
             }
         }
         return completions;
+    }
+
+    /** The front's completions of the copies, none when the front acquired none (all there already, or busy). */
+    private CompletionStage<List<Boolean>> completeCopies(List<Completion> completions) {
+        return completions.isEmpty() ? CompletableFuture.completedFuture(List.of())
+                : front.completeAllAsync(completions);
     }
 
     /** Takes up to {@code wanted} places among the copies in flight; returns how many it took. */
