@@ -18,6 +18,12 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
 
@@ -43,14 +49,24 @@ import org.slf4j.LoggerFactory;
  * the store of record first and copied to the front after it (after the commit, in a transaction); a duplicate the
  * store of record answers is copied to the front too, so a front that was emptied fills again.
  *
+ * <p>Copies are written off the caller's thread, with the front's {@link IdempotencyStore#claimAllAsync} and then
+ * {@link IdempotencyStore#completeAllAsync} (the copies of one call in one batch of each): the caller returns once
+ * the store of record has answered, since no answer depends on a copy. A front whose asynchronous calls are the
+ * SPI's synchronous defaults (the in-memory store) still writes them on the caller's thread. At most
+ * {@link Builder#maxCopiesInFlight(int)} copies (1,024 by default) are in flight at once; a copy beyond that is
+ * skipped and counted ({@link #copiesSkipped()}), never waited for and never queued: the next duplicate that reaches
+ * the store of record copies the record then.
+ *
  * <p>Losing the front never changes an answer: a front that was flushed or restarted empty only sends claims to
  * the store of record; a front that fails is logged, counted ({@link #frontFailures()}, {@link Listener}) and
  * left alone for {@link Builder#frontPause(Duration)} while every call goes to the store of record. Set the
- * front's own timeout short (a few hundred milliseconds), since one failing call waits that long.
+ * front's own timeout short (a few hundred milliseconds), since one failing call waits that long. A failed copy is
+ * reported from the thread that learns of it (the front's own), so {@link Listener} may be called there.
  *
  * <p>A copy expires no later than its record (its retention is what is left of the record's at the time of the
  * copy, by this process's clock). Deleting a record from the store of record by hand before it expires does not
- * delete its copy: delete it from the front too, or flush the front. Closing this store closes both stores.
+ * delete its copy: delete it from the front too, or flush the front. Closing this store waits a little for the copies
+ * in flight (2 s at most), then closes both stores.
  */
 public final class TieredIdempotencyStore implements IdempotencyStore {
 
@@ -59,12 +75,17 @@ public final class TieredIdempotencyStore implements IdempotencyStore {
     private static final Duration COPY_LEASE = Duration.ofSeconds(10);
     /** Claims whose fingerprint is remembered until their completion; beyond this, the oldest are forgotten. */
     private static final int MAX_PENDING = 100_000;
+    /** Copies written to the front at once, by default; beyond it a copy is skipped. */
+    private static final int MAX_COPIES_IN_FLIGHT = 1_024;
+    /** How long {@link #close()} waits for the copies in flight before it closes the front. */
+    private static final int CLOSE_WAIT_SECONDS = 2;
 
     private final IdempotencyStore front;
     private final IdempotencyStore records;
     private final Duration frontPause;
     private final Listener listener;
     private final Clock clock;
+    private final int maxCopiesInFlight;
     private final Map<Pending, String> fingerprints = new LinkedHashMap<>(16, 0.75f, false) {
         @Override
         protected boolean removeEldestEntry(Map.Entry<Pending, String> eldest) {
@@ -73,6 +94,11 @@ public final class TieredIdempotencyStore implements IdempotencyStore {
     };
     private final AtomicLong frontHits = new AtomicLong();
     private final AtomicLong frontFailures = new AtomicLong();
+    private final AtomicLong copiesSkipped = new AtomicLong();
+    private final AtomicInteger copiesInFlight = new AtomicInteger();
+    /** Notified when the last copy in flight is done, for {@link #close()}. */
+    private final Object copiesDone = new Object();
+    private volatile boolean closing;
     private volatile Instant frontDownUntil = Instant.MIN;
 
     /** Hears about the front: answers it gave, and calls to it that failed. Keep it fast; never throw. */
@@ -84,7 +110,10 @@ public final class TieredIdempotencyStore implements IdempotencyStore {
         default void onFrontAnswer(IdempotencyKey key) {
         }
 
-        /** A call to the front failed; the store of record answers until the pause ends. */
+        /**
+         * A call to the front failed; the store of record answers until the pause ends. A failed copy is reported
+         * on the thread that completed it (the front's own, such as Lettuce's I/O thread).
+         */
         default void onFrontFailure(String operation, RuntimeException failure) {
         }
     }
@@ -95,6 +124,7 @@ public final class TieredIdempotencyStore implements IdempotencyStore {
         this.frontPause = b.frontPause;
         this.listener = b.listener;
         this.clock = b.clock;
+        this.maxCopiesInFlight = b.maxCopiesInFlight;
     }
 
     /** A tiered store with the default settings: {@code front} before {@code records}, the store of record. */
@@ -122,6 +152,19 @@ public final class TieredIdempotencyStore implements IdempotencyStore {
     /** Calls to the front that failed, since this store was built. */
     public long frontFailures() {
         return frontFailures.get();
+    }
+
+    /**
+     * Copies to the front skipped because {@link Builder#maxCopiesInFlight(int)} copies were in flight, since this
+     * store was built. A skipped copy changes no answer: the next duplicate the store of record answers copies it.
+     */
+    public long copiesSkipped() {
+        return copiesSkipped.get();
+    }
+
+    /** Copies to the front written now (sent, not yet answered). */
+    public int copiesInFlight() {
+        return copiesInFlight.get();
     }
 
     /**
@@ -157,6 +200,29 @@ public final class TieredIdempotencyStore implements IdempotencyStore {
         return results;
     }
 
+    /**
+     * As {@link #claimAll}, with the store of record's {@code claimAllAsync} for the keys the front does not answer.
+     * The front's copies are read with its {@code findAll} on the caller's thread (the SPI has no asynchronous read).
+     */
+    @Override
+    public CompletionStage<List<ClaimResult>> claimAllAsync(List<ClaimRequest> requests) {
+        try {
+            List<ClaimResult> results = frontAnswers(requests);
+            List<ClaimRequest> missed = missed(requests, results);
+            if (missed.isEmpty()) {
+                return CompletableFuture.completedFuture(results);
+            }
+            return then(records.claimAllAsync(missed), claims -> {
+                List<IdempotencyRecord> copies = new ArrayList<>();
+                merge(results, missed, claims, copies);
+                copyToFront(copies);
+                return results;
+            });
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
     @Override
     public boolean complete(Lease lease, byte[] result, Duration retention) {
         Instant before = clock.instant();
@@ -176,6 +242,20 @@ public final class TieredIdempotencyStore implements IdempotencyStore {
         return recorded;
     }
 
+    /** As {@link #completeAll}, with the store of record's {@code completeAllAsync}. */
+    @Override
+    public CompletionStage<List<Boolean>> completeAllAsync(List<Completion> completions) {
+        Instant before = clock.instant();
+        try {
+            return then(records.completeAllAsync(completions), recorded -> {
+                copyToFront(completedCopies(completions, recorded, before));
+                return recorded;
+            });
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
     @Override
     public boolean release(Lease lease) {
         forget(lease);
@@ -193,8 +273,15 @@ public final class TieredIdempotencyStore implements IdempotencyStore {
         return records.find(key);
     }
 
+    /**
+     * Waits for the copies in flight (2 s at most) so that they do not fail on a closed
+     * front, then closes both stores. Copies that a call makes after this starts are not written. A copy still in
+     * flight after the wait fails on the closed front, which costs nothing but the copy.
+     */
     @Override
     public void close() {
+        closing = true;
+        awaitCopies(TimeUnit.SECONDS.toNanos(CLOSE_WAIT_SECONDS));
         try {
             front.close();
         } finally {
@@ -264,24 +351,112 @@ public final class TieredIdempotencyStore implements IdempotencyStore {
         return conflict ? new ClaimResult.Conflict(copy) : new ClaimResult.Duplicate(copy);
     }
 
-    /** Copies completed records to the front, each as a claim and a completion of its own record there. */
-    private void copyToFront(List<IdempotencyRecord> copies) {
-        for (IdempotencyRecord record : copies) {
-            if (frontPaused()) {
-                return;
-            }
-            Duration left = Duration.between(clock.instant(), record.expiresAt());
+    /**
+     * Copies completed records to the front, each as a claim and a completion of its own record there, without
+     * waiting: all of them with one {@code claimAllAsync}, then one {@code completeAllAsync} for those acquired.
+     * Copies beyond {@link #maxCopiesInFlight} are skipped and counted.
+     */
+    private void copyToFront(List<IdempotencyRecord> completed) {
+        if (completed.isEmpty() || closing || frontPaused()) {
+            return;
+        }
+        Instant now = clock.instant();
+        List<IdempotencyRecord> copies = new ArrayList<>(completed.size());
+        List<ClaimRequest> claims = new ArrayList<>(completed.size());
+        for (IdempotencyRecord record : completed) {
+            Duration left = Duration.between(now, record.expiresAt());
             if (left.isNegative() || left.isZero()) {
                 continue;
             }
+            copies.add(record);
+            claims.add(new ClaimRequest(record.key(), null, COPY_LEASE, left));
+        }
+        int granted = reserveCopies(copies.size());
+        if (granted < copies.size()) {
+            copiesSkipped.addAndGet(copies.size() - granted);
+        }
+        if (granted == 0) {
+            return;
+        }
+        List<IdempotencyRecord> sent = copies.subList(0, granted);
+        CompletionStage<List<Boolean>> written;
+        try {
+            written = front.claimAllAsync(claims.subList(0, granted))
+                    .thenCompose(answers -> completeCopies(copyCompletions(sent, answers)));
+        } catch (RuntimeException e) {
+            written = CompletableFuture.failedFuture(e);
+        }
+        written.whenComplete((done, failure) -> {
             try {
-                ClaimResult claim = front.claim(new ClaimRequest(record.key(), null, COPY_LEASE, left));
-                if (claim instanceof ClaimResult.Acquired acquired) {
-                    front.complete(acquired.lease(), FrontCopy.encode(record), left);
+                if (failure != null) {
+                    frontFailed("copy", unchecked(failure));
                 }
-                // Busy: another process is writing the same copy; Duplicate: it is there already.
-            } catch (RuntimeException e) {
-                frontFailed("copy", e);
+            } finally {
+                releaseCopies(granted);
+            }
+        });
+    }
+
+    /**
+     * The completions of the copies whose front claims were acquired. Busy: another process is writing the same
+     * copy; Duplicate: it is there already. Each keeps what is left of its record's retention now.
+     */
+    private List<Completion> copyCompletions(List<IdempotencyRecord> copies, List<ClaimResult> answers) {
+        if (answers.size() != copies.size()) {
+            throw new OnceException("front answered " + answers.size() + " claims for " + copies.size() + " copies");
+        }
+        Instant now = clock.instant();
+        List<Completion> completions = new ArrayList<>(copies.size());
+        for (int i = 0; i < copies.size(); i++) {
+            Duration left = Duration.between(now, copies.get(i).expiresAt());
+            if (answers.get(i) instanceof ClaimResult.Acquired acquired && !left.isNegative() && !left.isZero()) {
+                completions.add(new Completion(acquired.lease(), FrontCopy.encode(copies.get(i)), left));
+            }
+        }
+        return completions;
+    }
+
+    /** The front's completions of the copies, none when the front acquired none (all there already, or busy). */
+    private CompletionStage<List<Boolean>> completeCopies(List<Completion> completions) {
+        return completions.isEmpty() ? CompletableFuture.completedFuture(List.of())
+                : front.completeAllAsync(completions);
+    }
+
+    /** Takes up to {@code wanted} places among the copies in flight; returns how many it took. */
+    private int reserveCopies(int wanted) {
+        while (true) {
+            int now = copiesInFlight.get();
+            int granted = Math.min(wanted, maxCopiesInFlight - now);
+            if (granted <= 0) {
+                return 0;
+            }
+            if (copiesInFlight.compareAndSet(now, now + granted)) {
+                return granted;
+            }
+        }
+    }
+
+    private void releaseCopies(int count) {
+        if (copiesInFlight.addAndGet(-count) == 0) {
+            synchronized (copiesDone) {
+                copiesDone.notifyAll();
+            }
+        }
+    }
+
+    /** Waits until no copy is in flight, {@code nanos} at most. */
+    private void awaitCopies(long nanos) {
+        long deadline = System.nanoTime() + nanos;
+        synchronized (copiesDone) {
+            long left = nanos;
+            while (copiesInFlight.get() > 0 && left > 0) {
+                try {
+                    TimeUnit.NANOSECONDS.timedWait(copiesDone, left);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    return;
+                }
+                left = deadline - System.nanoTime();
             }
         }
     }
@@ -337,16 +512,28 @@ public final class TieredIdempotencyStore implements IdempotencyStore {
                                        Function<List<ClaimRequest>, List<ClaimResult>> recordClaims,
                                        List<IdempotencyRecord> copies) {
         List<ClaimResult> results = frontAnswers(requests);
+        List<ClaimRequest> missed = missed(requests, results);
+        if (missed.isEmpty()) {
+            return results;
+        }
+        merge(results, missed, recordClaims.apply(missed), copies);
+        return results;
+    }
+
+    /** The requests the front did not answer (null in {@code results}), in order. */
+    private static List<ClaimRequest> missed(List<ClaimRequest> requests, List<ClaimResult> results) {
         List<ClaimRequest> missed = new ArrayList<>(requests.size());
         for (int i = 0; i < requests.size(); i++) {
             if (results.get(i) == null) {
                 missed.add(requests.get(i));
             }
         }
-        if (missed.isEmpty()) {
-            return results;
-        }
-        List<ClaimResult> claims = recordClaims.apply(missed);
+        return missed;
+    }
+
+    /** Puts the store of record's {@code claims} of the {@code missed} requests in their places in {@code results}. */
+    private void merge(List<ClaimResult> results, List<ClaimRequest> missed, List<ClaimResult> claims,
+                       List<IdempotencyRecord> copies) {
         if (claims.size() != missed.size()) {
             throw new OnceException("store answered " + claims.size() + " claims for " + missed.size() + " requests");
         }
@@ -359,7 +546,42 @@ public final class TieredIdempotencyStore implements IdempotencyStore {
                 next++;
             }
         }
-        return results;
+    }
+
+    /**
+     * A stage that completes with {@code next} of what {@code stage} answers, or with what failed either, itself
+     * rather than wrapped in a {@link CompletionException}: callers see what the synchronous call throws.
+     */
+    private static <T, R> CompletionStage<R> then(CompletionStage<T> stage, Function<T, R> next) {
+        CompletableFuture<R> answer = new CompletableFuture<>();
+        stage.whenComplete((value, failure) -> {
+            if (failure != null) {
+                answer.completeExceptionally(unwrapped(failure));
+                return;
+            }
+            try {
+                answer.complete(next.apply(value));
+            } catch (RuntimeException | Error e) {
+                answer.completeExceptionally(e);
+            }
+        });
+        return answer;
+    }
+
+    /** The failure inside the wrappers that futures put around it. */
+    private static Throwable unwrapped(Throwable failure) {
+        Throwable cause = failure;
+        while ((cause instanceof CompletionException || cause instanceof ExecutionException)
+                && cause.getCause() != null) {
+            cause = cause.getCause();
+        }
+        return cause;
+    }
+
+    /** The failure of an asynchronous call, unwrapped, as the unchecked exception its synchronous call throws. */
+    private static RuntimeException unchecked(Throwable failure) {
+        Throwable cause = unwrapped(failure);
+        return cause instanceof RuntimeException e ? e : new StoreUnavailableException("the front failed", cause);
     }
 
     private String forget(Lease lease) {
@@ -517,6 +739,7 @@ public final class TieredIdempotencyStore implements IdempotencyStore {
         private Duration frontPause = Duration.ofSeconds(1);
         private Listener listener = Listener.NONE;
         private Clock clock = Clock.systemUTC();
+        private int maxCopiesInFlight = MAX_COPIES_IN_FLIGHT;
 
         private Builder(IdempotencyStore front, IdempotencyStore records) {
             this.front = Objects.requireNonNull(front, "front");
@@ -540,6 +763,19 @@ public final class TieredIdempotencyStore implements IdempotencyStore {
         /** This process's clock, for the copies' expiry and the front's pause. */
         public Builder clock(Clock clock) {
             this.clock = Objects.requireNonNull(clock, "clock");
+            return this;
+        }
+
+        /**
+         * How many copies may be in flight to the front at once (1,024 by default). A copy beyond it is skipped and
+         * counted ({@link TieredIdempotencyStore#copiesSkipped()}), never waited for: the caller is never held by
+         * a slow front, and memory stays bounded.
+         */
+        public Builder maxCopiesInFlight(int maxCopiesInFlight) {
+            if (maxCopiesInFlight < 1) {
+                throw new IllegalArgumentException("maxCopiesInFlight must be at least 1, not " + maxCopiesInFlight);
+            }
+            this.maxCopiesInFlight = maxCopiesInFlight;
             return this;
         }
 

@@ -1,28 +1,40 @@
 package io.github.once;
 
 import io.github.once.internal.FrontCopy;
+import io.github.once.internal.StoreCallScope;
 import io.github.once.spi.ClaimRequest;
 import io.github.once.spi.ClaimResult;
+import io.github.once.spi.Completion;
+import io.github.once.spi.ExecutionScope;
 import io.github.once.spi.Lease;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
-/** The tiered store: the front answers duplicates alone, and losing it at any step never changes an answer. */
+/**
+ * The tiered store: the front answers duplicates alone, copies are written off the caller's thread, and losing the
+ * front at any step never changes an answer.
+ */
 class TieredIdempotencyStoreTest {
+
+    /** How long a test waits for a copy written off the caller's thread. */
+    private static final Duration COPY_WAIT = Duration.ofSeconds(5);
 
     private final SeverableStore front = new SeverableStore();
     private final SeverableStore records = new SeverableStore();
     private final ShiftedClock clock = new ShiftedClock();
-    private final List<String> failures = new ArrayList<>();
+    private final List<String> failures = new CopyOnWriteArrayList<>(); // failed copies are heard on the front's thread
     private final TieredIdempotencyStore store = TieredIdempotencyStore.builder(front, records)
             .clock(clock)
             .frontPause(Duration.ofSeconds(1))
@@ -62,7 +74,9 @@ class TieredIdempotencyStoreTest {
 
     @AfterEach
     void close() {
+        front.letGo();
         once.close();
+        store.close();
     }
 
     private Outcome<String> run(String payload) {
@@ -78,11 +92,37 @@ class TieredIdempotencyStoreTest {
         records.calls.set(0);
     }
 
+    /** Waits until every copy sent to the front has been answered: they are written off the caller's thread. */
+    private void awaitCopies() {
+        awaitCopies(store);
+    }
+
+    private static void awaitCopies(TieredIdempotencyStore tiered) {
+        await().atMost(COPY_WAIT).until(() -> tiered.copiesInFlight() == 0);
+    }
+
+    /** A claim with a lease of a minute and a retention of an hour. */
+    private static ClaimRequest claimOf(IdempotencyKey key, String fingerprint) {
+        return new ClaimRequest(key, fingerprint, Duration.ofMinutes(1), Duration.ofHours(1));
+    }
+
+    /** The next duplicate of the completed "order" is answered by the front, without the store of record. */
+    private void assertFrontAnswersTheDuplicate(String why) {
+        resetCounts();
+        assertThat(run("order")).isInstanceOf(Outcome.Duplicate.class);
+        assertThat(records.calls).as(why).hasValue(0);
+    }
+
+    private static boolean copied(SeverableStore front, IdempotencyKey key) {
+        return front.find(key).map(r -> r.state() == RecordState.COMPLETED).orElse(false);
+    }
+
     @Test
     @DisplayName("a duplicate of a completed record is answered by the front alone, with the record's token and result")
     void frontAnswersDuplicates() {
         Outcome<String> first = run("order");
         long token = ((Outcome.Processed<String>) first).token();
+        awaitCopies();
         resetCounts();
 
         Outcome<String> again = run("order");
@@ -105,6 +145,7 @@ class TieredIdempotencyStoreTest {
                     ctx -> "receipt-" + ctx.key().id()));
         }
         assertThat(once.executeAll(tasks)).allMatch(o -> o instanceof Outcome.Processed);
+        awaitCopies();
         resetCounts();
 
         List<Outcome<String>> again = once.executeAll(tasks);
@@ -120,6 +161,7 @@ class TieredIdempotencyStoreTest {
     @DisplayName("another payload under a completed key is a conflict, answered by the front alone")
     void frontAnswersConflicts() {
         run("order");
+        awaitCopies();
         resetCounts();
 
         assertThat(run("another order")).isInstanceOf(Outcome.Conflict.class);
@@ -129,7 +171,7 @@ class TieredIdempotencyStoreTest {
     @Test
     @DisplayName("keys in progress and new keys go to the store of record")
     void inProgressGoesToRecords() {
-        ClaimRequest request = new ClaimRequest(key, null, Duration.ofMinutes(1), Duration.ofHours(1));
+        ClaimRequest request = claimOf(key, null);
         assertThat(store.claim(request)).isInstanceOf(ClaimResult.Acquired.class);
         resetCounts();
 
@@ -142,14 +184,14 @@ class TieredIdempotencyStoreTest {
     @DisplayName("front flushed after the completion: the store of record answers the duplicate and the front fills again")
     void frontFlushedAfterCompletion() {
         run("order");
+        awaitCopies();
         front.flush();
         resetCounts();
 
         assertThat(run("order")).isInstanceOf(Outcome.Duplicate.class);
         assertThat(records.calls).as("answered by the store of record").hasValue(1);
-        resetCounts();
-        assertThat(run("order")).isInstanceOf(Outcome.Duplicate.class);
-        assertThat(records.calls).as("answered by the refilled front").hasValue(0);
+        awaitCopies();
+        assertFrontAnswersTheDuplicate("answered by the refilled front");
     }
 
     @Test
@@ -168,9 +210,8 @@ class TieredIdempotencyStoreTest {
         resetCounts();
         assertThat(run("order")).isInstanceOf(Outcome.Duplicate.class);
         assertThat(records.calls).as("the front was empty").hasValue(1);
-        resetCounts();
-        assertThat(run("order")).isInstanceOf(Outcome.Duplicate.class);
-        assertThat(records.calls).as("the front answers again").hasValue(0);
+        awaitCopies();
+        assertFrontAnswersTheDuplicate("the front answers again");
     }
 
     @Test
@@ -183,13 +224,16 @@ class TieredIdempotencyStoreTest {
 
         assertThat(first).isInstanceOf(Outcome.Processed.class);
         assertThat(records.find(key).orElseThrow().state()).isEqualTo(RecordState.COMPLETED);
+        await().atMost(COPY_WAIT).until(() -> failures.contains("copy"));
         assertThat(failures).containsExactly("copy");
+        assertThat(store.frontFailures()).isEqualTo(1);
         assertThat(run("order")).isInstanceOf(Outcome.Duplicate.class);
         front.restore();
+        awaitCopies();
         assertThat(front.find(key)).as("no copy was written").isEmpty();
         clock.advance(Duration.ofSeconds(2));
         assertThat(run("order")).isInstanceOf(Outcome.Duplicate.class);
-        assertThat(front.find(key)).as("copied by the duplicate").isPresent();
+        await("copied by the duplicate").atMost(COPY_WAIT).until(() -> copied(front, key));
     }
 
     @Test
@@ -201,30 +245,33 @@ class TieredIdempotencyStoreTest {
         });
 
         assertThat(first).isInstanceOf(Outcome.Processed.class);
-        resetCounts();
-        assertThat(run("order")).isInstanceOf(Outcome.Duplicate.class);
-        assertThat(records.calls).hasValue(0);
+        awaitCopies();
+        assertFrontAnswersTheDuplicate("answered by the front");
     }
 
     @Test
     @DisplayName("a refused completion (lease lost) writes no copy; a released key has none either")
     void refusedCompletionWritesNoCopy() {
-        ClaimRequest request = new ClaimRequest(key, "fp", Duration.ofMinutes(1), Duration.ofHours(1));
+        ClaimRequest request = claimOf(key, "fp");
         Lease lease = ((ClaimResult.Acquired) store.claim(request)).lease();
         Lease forged = new Lease(key, lease.token() + 1, lease.deadline());
 
         assertThat(store.complete(forged, new byte[] {1}, Duration.ofHours(1))).isFalse();
+        // A copy is counted in flight from before the call returns until the front answers it: none was sent.
+        assertThat(store.copiesInFlight()).isZero();
         assertThat(front.find(key)).isEmpty();
         assertThat(store.release(lease)).isTrue();
+        assertThat(store.copiesInFlight()).isZero();
         assertThat(front.find(key)).isEmpty();
     }
 
     @Test
     @DisplayName("a copy keeps the record's token, fingerprint and result, and expires no later than the record")
     void copyIsFaithful() {
-        ClaimRequest request = new ClaimRequest(key, "fp", Duration.ofMinutes(1), Duration.ofHours(1));
+        ClaimRequest request = claimOf(key, "fp");
         Lease lease = ((ClaimResult.Acquired) store.claim(request)).lease();
         assertThat(store.complete(lease, new byte[] {7, 0, -1}, Duration.ofHours(1))).isTrue();
+        await().atMost(COPY_WAIT).until(() -> copied(front, key));
 
         IdempotencyRecord record = records.find(key).orElseThrow();
         IdempotencyRecord copy = FrontCopy.decode(key, front.find(key).orElseThrow().result());
@@ -240,17 +287,153 @@ class TieredIdempotencyStoreTest {
     @DisplayName("a batch: the front answers the duplicates, the store of record the rest, in order")
     void batchesMergeInOrder() {
         run("order");
+        awaitCopies();
         IdempotencyKey fresh = IdempotencyKey.of("orders", "order-2");
         resetCounts();
 
-        List<ClaimResult> claims = store.claimAll(List.of(
-                new ClaimRequest(fresh, null, Duration.ofMinutes(1), Duration.ofHours(1)),
-                new ClaimRequest(key, null, Duration.ofMinutes(1), Duration.ofHours(1)),
-                new ClaimRequest(fresh, null, Duration.ofMinutes(1), Duration.ofHours(1))));
+        List<ClaimResult> claims = store.claimAll(
+                List.of(claimOf(fresh, null), claimOf(key, null), claimOf(fresh, null)));
 
         assertThat(claims).hasSize(3);
         assertThat(claims.get(0)).isInstanceOf(ClaimResult.Acquired.class);
         assertThat(claims.get(1)).isInstanceOf(ClaimResult.Duplicate.class);
         assertThat(claims.get(2)).isInstanceOf(ClaimResult.Busy.class);
+    }
+
+    @Test
+    @DisplayName("the caller does not wait for the copy: a completion returns while the front holds it; it lands once let go")
+    void completionReturnsWhileTheCopyIsHeld() {
+        front.hold();
+
+        CompletableFuture<Outcome<String>> first = CompletableFuture.supplyAsync(() -> run("order"));
+
+        await("the completion returned with its copy held").atMost(COPY_WAIT).until(first::isDone);
+        assertThat(first.join()).isInstanceOf(Outcome.Processed.class);
+        assertThat(records.find(key).orElseThrow().state()).isEqualTo(RecordState.COMPLETED);
+        assertThat(store.copiesInFlight()).isEqualTo(1);
+        assertThat(front.find(key)).as("the copy is still held").isEmpty();
+
+        front.letGo();
+
+        await().atMost(COPY_WAIT).until(() -> copied(front, key));
+        assertThat(store.copiesInFlight()).isZero();
+        assertFrontAnswersTheDuplicate("answered by the copy");
+    }
+
+    @Test
+    @DisplayName("copies beyond the in-flight bound are skipped and counted, never waited for; a later duplicate copies them")
+    void copiesBeyondTheBoundAreSkipped() {
+        SeverableStore slowFront = new SeverableStore();
+        SeverableStore ofRecord = new SeverableStore();
+        TieredIdempotencyStore bounded = TieredIdempotencyStore.builder(slowFront, ofRecord).maxCopiesInFlight(2)
+                .build();
+        IdempotencyKey[] keys = {IdempotencyKey.of("orders", "b-1"), IdempotencyKey.of("orders", "b-2"),
+                IdempotencyKey.of("orders", "b-3"), IdempotencyKey.of("orders", "b-4")};
+        try (Idempotency boundedOnce = Idempotency.builder(bounded).build()) {
+            slowFront.hold();
+            List<Task<String>> batch = new ArrayList<>();
+            for (IdempotencyKey k : keys) {
+                batch.add(new Task<>(k, bytes("order"), ResultCodec.utf8(), ctx -> "receipt"));
+            }
+
+            CompletableFuture<List<Outcome<String>>> done = CompletableFuture.supplyAsync(
+                    () -> boundedOnce.executeAll(batch.subList(0, 3)));
+            await("the batch returned with two copies held").atMost(COPY_WAIT).until(done::isDone);
+            CompletableFuture<Outcome<String>> single = CompletableFuture.supplyAsync(
+                    () -> boundedOnce.executeAll(batch.subList(3, 4)).get(0));
+            await("the next call returned at once, the bound reached").atMost(COPY_WAIT).until(single::isDone);
+
+            assertThat(done.join()).allMatch(o -> o instanceof Outcome.Processed);
+            assertThat(single.join()).isInstanceOf(Outcome.Processed.class);
+            assertThat(bounded.copiesInFlight()).isEqualTo(2);
+            assertThat(bounded.copiesSkipped()).as("the batch's third copy and the next call's").isEqualTo(2);
+
+            slowFront.letGo();
+            awaitCopies(bounded);
+            assertThat(copied(slowFront, keys[0])).isTrue();
+            assertThat(copied(slowFront, keys[1])).isTrue();
+            assertThat(slowFront.find(keys[2])).as("skipped").isEmpty();
+            assertThat(slowFront.find(keys[3])).as("skipped").isEmpty();
+
+            Outcome<String> again = boundedOnce.execute(keys[3], bytes("order"), ResultCodec.utf8(), ctx -> "x");
+            assertThat(again).isInstanceOf(Outcome.Duplicate.class);
+            await("copied by the duplicate").atMost(COPY_WAIT).until(() -> copied(slowFront, keys[3]));
+            assertThat(bounded.frontFailures()).isZero();
+        } finally {
+            slowFront.letGo();
+            bounded.close();
+        }
+    }
+
+    @Test
+    @DisplayName("close waits for the copies in flight before it closes the front, so they do not fail on it")
+    void closeWaitsForCopiesInFlight() {
+        front.hold();
+        assertThat(run("order")).isInstanceOf(Outcome.Processed.class);
+        Thread closing = new Thread(store::close, "closing-tiered-store");
+        closing.start();
+
+        await("close waits").atMost(COPY_WAIT)
+                .until(() -> closing.getState() == Thread.State.TIMED_WAITING);
+        assertThat(front.closed()).isFalse();
+        front.letGo();
+
+        await().atMost(COPY_WAIT).until(() -> !closing.isAlive());
+        assertThat(front.closed()).isTrue();
+        assertThat(failures).as("the copy landed before the front closed").isEmpty();
+        assertThat(store.copiesInFlight()).isZero();
+    }
+
+    @Test
+    @DisplayName("close gives up on a copy that never ends after 2 s and closes both stores")
+    void closeWaitIsBounded() {
+        front.hold();
+        assertThat(run("order")).isInstanceOf(Outcome.Processed.class);
+
+        CompletableFuture<Void> closed = CompletableFuture.runAsync(store::close);
+
+        await().atMost(COPY_WAIT).until(closed::isDone);
+        assertThat(front.closed()).isTrue();
+        assertThat(records.closed()).isTrue();
+        assertThat(store.copiesInFlight()).as("the held copy").isEqualTo(1);
+    }
+
+    @Test
+    @DisplayName("the async calls: the front answers duplicates, the store of record the rest, and completions are copied")
+    void asyncCallsAskTheFrontFirstAndCopyCompletions() {
+        run("order");
+        awaitCopies();
+        IdempotencyKey fresh = IdempotencyKey.of("orders", "order-2");
+        resetCounts();
+
+        List<ClaimResult> claims = store.claimAllAsync(List.of(claimOf(fresh, "fp"), claimOf(key, null)))
+                .toCompletableFuture().join();
+
+        assertThat(claims.get(0)).isInstanceOf(ClaimResult.Acquired.class);
+        assertThat(claims.get(1)).isInstanceOf(ClaimResult.Duplicate.class);
+        assertThat(records.calls).as("the store of record claimed the new key only").hasValue(1);
+        Lease lease = ((ClaimResult.Acquired) claims.get(0)).lease();
+        List<Boolean> done = store.completeAllAsync(List.of(new Completion(lease, bytes("r"), Duration.ofHours(1))))
+                .toCompletableFuture().join();
+        assertThat(done).containsExactly(true);
+        await().atMost(COPY_WAIT).until(() -> copied(front, fresh));
+        assertThat(FrontCopy.decode(fresh, front.find(fresh).orElseThrow().result()).fingerprint()).isEqualTo("fp");
+    }
+
+    @Test
+    @DisplayName("in a scope, a completion is copied only after the commit")
+    void scopeCopiesAfterCommit() {
+        ExecutionScope scope = store.over(new StoreCallScope(records));
+        try (ExecutionScope.Unit unit = scope.begin()) {
+            ClaimResult claim = unit.claim(claimOf(key, null));
+            Lease lease = ((ClaimResult.Acquired) claim).lease();
+            assertThat(unit.complete(new Completion(lease, bytes("r"), Duration.ofHours(1)))).isTrue();
+
+            assertThat(store.copiesInFlight()).as("nothing sent before the commit").isZero();
+            assertThat(front.find(key)).isEmpty();
+
+            unit.commit();
+        }
+        await().atMost(COPY_WAIT).until(() -> copied(front, key));
     }
 }

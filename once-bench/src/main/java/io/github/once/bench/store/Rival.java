@@ -123,7 +123,7 @@ public enum Rival {
     },
     /**
      * Once's tiered store: Redis in front of PostgreSQL. New keys pay the JDBC claim and completion plus the front's
-     * look-up and copy; duplicates are answered by Redis alone.
+     * look-up (the copy is written off the caller's thread); duplicates are answered by Redis alone.
      */
     ONCE_TIERED("postgresql") {
         @Override

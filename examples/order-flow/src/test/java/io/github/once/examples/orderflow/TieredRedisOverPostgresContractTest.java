@@ -2,10 +2,14 @@ package io.github.once.examples.orderflow;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+import io.github.once.IdempotencyKey;
+import io.github.once.RecordState;
 import io.github.once.TieredIdempotencyStore;
 import io.github.once.jdbc.JdbcDialect;
 import io.github.once.jdbc.JdbcIdempotencyStore;
 import io.github.once.redis.RedisIdempotencyStore;
+import io.github.once.spi.ClaimResult;
+import io.github.once.spi.Completion;
 import io.github.once.spi.IdempotencyStore;
 import io.github.once.testkit.IdempotencyStoreContract;
 
@@ -13,14 +17,22 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.net.InetAddress;
 import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
 import java.util.UUID;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.DisplayName;
+import org.junit.jupiter.api.Test;
 import org.postgresql.ds.PGSimpleDataSource;
+
+import static org.assertj.core.api.Assertions.assertThat;
+import static org.awaitility.Awaitility.await;
 
 /** The tiered store with the real Redis store in front of the real PostgreSQL store passes the whole contract. */
 class TieredRedisOverPostgresContractTest extends IdempotencyStoreContract {
@@ -80,5 +92,30 @@ class TieredRedisOverPostgresContractTest extends IdempotencyStoreContract {
     @Override
     protected int fuzzRounds() {
         return 1; // every round is 16,000 claims on PostgreSQL; the other contract tests cover the rest
+    }
+
+    @Test
+    @DisplayName("a batch's copies land in the real Redis off the caller's thread, and Redis then answers its duplicates alone")
+    void copiesLandInRedisAndAnswerDuplicates() {
+        TieredIdempotencyStore tiered = (TieredIdempotencyStore) store;
+        List<IdempotencyKey> keys = List.of(key("copied-1"), key("copied-2"), key("copied-3"));
+        List<Completion> completions = new ArrayList<>();
+        for (IdempotencyKey k : keys) {
+            completions.add(new Completion(acquire(k), k.id().getBytes(StandardCharsets.UTF_8), Duration.ofHours(1)));
+        }
+
+        assertThat(tiered.completeAll(completions)).containsExactly(true, true, true);
+
+        for (IdempotencyKey k : keys) {
+            await().atMost(Duration.ofSeconds(10)).until(() -> tiered.front().find(k)
+                    .map(copy -> copy.state() == RecordState.COMPLETED).orElse(false));
+        }
+        List<ClaimResult> again = tiered.claimAll(keys.stream().map(k -> request(k, "fp-1", Duration.ofMinutes(1)))
+                .toList());
+        assertThat(again).allMatch(answer -> answer instanceof ClaimResult.Duplicate);
+        assertThat(((ClaimResult.Duplicate) again.get(2)).record().result())
+                .isEqualTo("copied-3".getBytes(StandardCharsets.UTF_8));
+        assertThat(tiered.frontHits()).as("answered by Redis").isEqualTo(3);
+        assertThat(tiered.frontFailures()).isZero();
     }
 }
