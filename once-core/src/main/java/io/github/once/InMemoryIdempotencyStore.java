@@ -26,7 +26,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  */
 public final class InMemoryIdempotencyStore implements IdempotencyStore, PurgeableStore {
 
-    private final ConcurrentHashMap<IdempotencyKey, IdempotencyRecord> records = new ConcurrentHashMap<>();
+    private final ConcurrentHashMap<IdempotencyKey, Held> records = new ConcurrentHashMap<>();
     /** The token each key was last released with: a record still at that token was given back, not lapsed. */
     private final ConcurrentHashMap<IdempotencyKey, Long> releasedTokens = new ConcurrentHashMap<>();
     /** Takeovers in a row of each key's lapsed leases, written with its record inside the record's compute(). */
@@ -65,7 +65,7 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore, Purgeab
         ClaimResult[] answer = new ClaimResult[1];
         records.compute(request.key(), (key, existing) -> {
             Instant now = clock.instant();
-            if (existing != null && !existing.expiresAt().isAfter(now)) {
+            if (existing != null && !existing.liveAt(now)) {
                 existing = null; // past retention: as if absent
                 size.decrementAndGet();
             }
@@ -73,28 +73,27 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore, Purgeab
                 reserveSlot();
                 return acquire(request, now, 0, 0, answer);
             }
-            boolean live = existing.state() == RecordState.COMPLETED || existing.leaseUntil().isAfter(now);
+            boolean live = existing.completed || existing.time().isAfter(now);
             if (live && conflicts(existing.fingerprint(), request.fingerprint())) {
-                answer[0] = new ClaimResult.Conflict(existing);
+                answer[0] = new ClaimResult.Conflict(existing.record(key));
                 return existing;
             }
-            if (existing.state() == RecordState.COMPLETED) {
-                answer[0] = new ClaimResult.Duplicate(existing);
+            if (existing.completed) {
+                answer[0] = new ClaimResult.Duplicate(existing.record(key));
                 return existing;
             }
             if (live) {
-                answer[0] = new ClaimResult.Busy(existing.leaseUntil());
+                answer[0] = new ClaimResult.Busy(existing.time());
                 return existing;
             }
             // In progress with a lapsed lease: given back, or taken over from an owner that never came back.
-            int inRow = released(existing) ? 0 : takeovers.getOrDefault(key, 0) + 1;
-            return acquire(request, now, existing.token(), inRow, answer);
+            int inRow = released(key, existing.token) ? 0 : takeovers.getOrDefault(key, 0) + 1;
+            return acquire(request, now, existing.token, inRow, answer);
         });
         return answer[0];
     }
 
-    private IdempotencyRecord acquire(ClaimRequest request, Instant now, long previousToken, int inRow,
-                                      ClaimResult[] answer) {
+    private Held acquire(ClaimRequest request, Instant now, long previousToken, int inRow, ClaimResult[] answer) {
         long token = Math.max(previousToken + 1, micros(now));
         Instant leaseUntil = now.plus(request.leaseDuration());
         Lease lease = new Lease(request.key(), token, leaseUntil);
@@ -104,8 +103,8 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore, Purgeab
             takeovers.put(request.key(), inRow);
         }
         answer[0] = new ClaimResult.Acquired(lease, inRow);
-        return new IdempotencyRecord(request.key(), RecordState.IN_PROGRESS, token, leaseUntil, request.fingerprint(),
-                null, later(leaseUntil, now.plus(request.retention())));
+        return new Held(false, token, leaseUntil, Held.pack(request.fingerprint()), null,
+                later(leaseUntil, now.plus(request.retention())));
     }
 
     private void reserveSlot() {
@@ -130,8 +129,7 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore, Purgeab
             }
             done[0] = true;
             Instant now = clock.instant();
-            return new IdempotencyRecord(key, RecordState.COMPLETED, existing.token(), now, existing.fingerprint(),
-                    result, now.plus(retention));
+            return new Held(true, existing.token, now, existing.fingerprint, Held.copy(result), now.plus(retention));
         });
         return done[0];
     }
@@ -144,10 +142,9 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore, Purgeab
                 return existing;
             }
             done[0] = true;
-            releasedTokens.put(key, existing.token());
+            releasedTokens.put(key, existing.token);
             // Keep the record with a lapsed lease so the fencing counter survives.
-            return new IdempotencyRecord(key, RecordState.IN_PROGRESS, existing.token(), clock.instant(),
-                    existing.fingerprint(), null, existing.expiresAt());
+            return new Held(false, existing.token, clock.instant(), existing.fingerprint, null, existing.expiresAt());
         });
         return done[0];
     }
@@ -161,24 +158,24 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore, Purgeab
             }
             Instant now = clock.instant();
             Instant until = now.plus(leaseDuration);
-            renewed[0] = new Lease(key, existing.token(), until);
-            return new IdempotencyRecord(key, RecordState.IN_PROGRESS, existing.token(), until, existing.fingerprint(),
-                    null, later(existing.expiresAt(), until));
+            renewed[0] = new Lease(key, existing.token, until);
+            return new Held(false, existing.token, until, existing.fingerprint, null,
+                    later(existing.expiresAt(), until));
         });
         return Optional.ofNullable(renewed[0]);
     }
 
     /** The current owner: in progress, same token, lease not lapsed. */
-    private boolean owns(IdempotencyRecord existing, Lease lease) {
-        return existing.state() == RecordState.IN_PROGRESS
-                && existing.token() == lease.token()
-                && existing.leaseUntil().isAfter(clock.instant());
+    private boolean owns(Held existing, Lease lease) {
+        return !existing.completed
+                && existing.token == lease.token()
+                && existing.time().isAfter(clock.instant());
     }
 
     @Override
     public Optional<IdempotencyRecord> find(IdempotencyKey key) {
-        IdempotencyRecord found = records.get(key);
-        return found == null || !found.expiresAt().isAfter(clock.instant()) ? Optional.empty() : Optional.of(found);
+        Held found = records.get(key);
+        return found == null || !found.liveAt(clock.instant()) ? Optional.empty() : Optional.of(found.record(key));
     }
 
     @Override
@@ -193,11 +190,11 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore, Purgeab
         }
         Instant now = clock.instant();
         int purged = 0;
-        Iterator<Map.Entry<IdempotencyKey, IdempotencyRecord>> it = records.entrySet().iterator();
+        Iterator<Map.Entry<IdempotencyKey, Held>> it = records.entrySet().iterator();
         while (it.hasNext() && purged < maxRecords) {
-            Map.Entry<IdempotencyKey, IdempotencyRecord> e = it.next();
+            Map.Entry<IdempotencyKey, Held> e = it.next();
             if ((namespace == null || namespace.equals(e.getKey().namespace()))
-                    && !e.getValue().expiresAt().isAfter(now) && records.remove(e.getKey(), e.getValue())) {
+                    && !e.getValue().liveAt(now) && records.remove(e.getKey(), e.getValue())) {
                 releasedTokens.remove(e.getKey());
                 takeovers.remove(e.getKey());
                 size.decrementAndGet();
@@ -214,13 +211,17 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore, Purgeab
 
     /** Every record held, expired ones included, as of now. */
     Iterable<IdempotencyRecord> records() {
-        return records.values();
+        return () -> records.entrySet().stream().map(e -> e.getValue().record(e.getKey())).iterator();
     }
 
     /** Whether {@code record} is in progress because its owner released it (rather than let its lease run out). */
     boolean released(IdempotencyRecord record) {
-        Long token = releasedTokens.get(record.key());
-        return token != null && token == record.token();
+        return released(record.key(), record.token());
+    }
+
+    private boolean released(IdempotencyKey key, long token) {
+        Long given = releasedTokens.get(key);
+        return given != null && given == token;
     }
 
     Instant now() {
@@ -238,6 +239,95 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore, Purgeab
 
     private static Instant later(Instant a, Instant b) {
         return a.isAfter(b) ? a : b;
+    }
+
+    /**
+     * A record as this store holds it: its instants as seconds and nanoseconds, a SHA-256 hex fingerprint (the
+     * default) as its 32 bytes, and one shared empty result. About 110 bytes a record fewer than an
+     * {@link IdempotencyRecord} with its two {@link Instant}s and fingerprint string, so that the default
+     * {@code maxRecords} of completed records fits in 256 MB of heap. Records are built from it when asked for.
+     */
+    private static final class Held {
+        private static final byte[] EMPTY = new byte[0];
+        private static final char[] HEX = "0123456789abcdef".toCharArray();
+
+        final boolean completed;
+        final long token;
+        /** In progress: the lease's end; completed: when it completed. */
+        private final long timeSeconds;
+        private final int timeNanos;
+        private final long expirySeconds;
+        private final int expiryNanos;
+        /** null, a lowercase hex SHA-256 packed as 32 bytes, or any other fingerprint as given. */
+        final Object fingerprint;
+        private final byte[] result;
+
+        Held(boolean completed, long token, Instant time, Object fingerprint, byte[] result, Instant expiresAt) {
+            this.completed = completed;
+            this.token = token;
+            this.timeSeconds = time.getEpochSecond();
+            this.timeNanos = time.getNano();
+            this.expirySeconds = expiresAt.getEpochSecond();
+            this.expiryNanos = expiresAt.getNano();
+            this.fingerprint = fingerprint;
+            this.result = result;
+        }
+
+        Instant time() {
+            return Instant.ofEpochSecond(timeSeconds, timeNanos);
+        }
+
+        Instant expiresAt() {
+            return Instant.ofEpochSecond(expirySeconds, expiryNanos);
+        }
+
+        boolean liveAt(Instant now) {
+            return expiresAt().isAfter(now);
+        }
+
+        String fingerprint() {
+            return fingerprint instanceof byte[] packed ? unpack(packed) : (String) fingerprint;
+        }
+
+        IdempotencyRecord record(IdempotencyKey key) {
+            return new IdempotencyRecord(key, completed ? RecordState.COMPLETED : RecordState.IN_PROGRESS, token,
+                    time(), fingerprint(), result, expiresAt());
+        }
+
+        /** The caller's result, copied; an empty one shared. */
+        static byte[] copy(byte[] result) {
+            return result == null ? null : result.length == 0 ? EMPTY : result.clone();
+        }
+
+        static Object pack(String fingerprint) {
+            if (fingerprint == null || fingerprint.length() != 64) {
+                return fingerprint;
+            }
+            byte[] packed = new byte[32];
+            for (int i = 0; i < 32; i++) {
+                int hi = lowerHex(fingerprint.charAt(2 * i));
+                int lo = lowerHex(fingerprint.charAt(2 * i + 1));
+                if (hi < 0 || lo < 0) {
+                    return fingerprint; // not lowercase hex: kept as given, so it reads back the same
+                }
+                packed[i] = (byte) (hi << 4 | lo);
+            }
+            return packed;
+        }
+
+        /** The value of an ASCII lowercase hex digit, else -1. */
+        private static int lowerHex(char c) {
+            return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+        }
+
+        private static String unpack(byte[] packed) {
+            char[] out = new char[64];
+            for (int i = 0; i < 32; i++) {
+                out[2 * i] = HEX[(packed[i] >> 4) & 0xf];
+                out[2 * i + 1] = HEX[packed[i] & 0xf];
+            }
+            return new String(out);
+        }
     }
 
     public static final class Builder {

@@ -61,4 +61,27 @@ class InMemoryIdempotencyStoreTest {
         assertThat(store.purgeExpired(2)).isZero();
         assertThatThrownBy(() -> store.purgeExpired(0)).hasMessageContaining("maxRecords");
     }
+
+    /** The store packs lowercase hex SHA-256 fingerprints into 32 bytes; every fingerprint must read back as given. */
+    @Test
+    void fingerprintsReadBackAsGivenWhetherPackedOrNot() {
+        String sha = PayloadFingerprint.SHA_256.of("{\"order\":1}".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        String[] fingerprints = {sha, sha.toUpperCase(java.util.Locale.ROOT), "\u0661".repeat(64), "short",
+                "g".repeat(64), sha.substring(1) + "\u00e9"};
+        for (int i = 0; i < fingerprints.length; i++) {
+            IdempotencyKey key = IdempotencyKey.of("n", "f" + i);
+            ClaimResult.Acquired a = (ClaimResult.Acquired) store.claim(new ClaimRequest(key, fingerprints[i],
+                    Duration.ofSeconds(30), Duration.ofHours(1)));
+            assertThat(store.find(key)).get().extracting(IdempotencyRecord::fingerprint).isEqualTo(fingerprints[i]);
+            store.complete(a.lease(), new byte[0], Duration.ofHours(1));
+            ClaimResult again = store.claim(new ClaimRequest(key, fingerprints[i], Duration.ofSeconds(30),
+                    Duration.ofHours(1)));
+            assertThat(again).isInstanceOf(ClaimResult.Duplicate.class);
+            assertThat(((ClaimResult.Duplicate) again).record().fingerprint()).isEqualTo(fingerprints[i]);
+            assertThat(((ClaimResult.Duplicate) again).record().result()).isEmpty();
+            store.purgeExpired(Integer.MAX_VALUE);
+            clock.advance(Duration.ofHours(2));
+            assertThat(store.purgeExpired(Integer.MAX_VALUE)).isEqualTo(1);
+        }
+    }
 }
