@@ -42,8 +42,9 @@ final class ContainerAckMeter {
      */
     MethodInterceptor advice() {
         return invocation -> {
-            long delivered = meter.delivered();
-            long tag = ((Message) invocation.getArguments()[1]).getMessageProperties().getDeliveryTag();
+            Message message = (Message) invocation.getArguments()[1];
+            long delivered = meter.delivered(Integer.parseInt(message.getMessageProperties().getMessageId()));
+            long tag = message.getMessageProperties().getDeliveryTag();
             Object result;
             try {
                 result = invocation.proceed();

@@ -16,6 +16,7 @@ import java.util.List;
 import java.util.Locale;
 import java.util.UUID;
 import java.util.concurrent.Callable;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.TimeUnit;
 
 import picocli.CommandLine;
@@ -66,6 +67,12 @@ public final class EndToEndBenchmark implements Callable<Integer> {
                     + "(default ${DEFAULT-VALUE}).")
     int handlerCpuMicros;
 
+    @Option(names = "--rate", defaultValue = "0",
+            description = "Messages per second a publisher sends while the consumer runs, latency then timed from "
+                    + "each message's publication; 0 to consume a backlog filled before the run (default "
+                    + "${DEFAULT-VALUE}).")
+    int rate;
+
     @Option(names = "--variants", split = ",",
             description = "Variants to run, comma-separated (default: all but spring-plain, spring-once-memory and "
                     + "spring-once-redis).")
@@ -88,6 +95,7 @@ public final class EndToEndBenchmark implements Callable<Integer> {
         check(maxBatch >= 0, "max-batch must not be negative, but was " + maxBatch);
         check(size >= 0, "size must not be negative, but was " + size);
         check(handlerCpuMicros >= 0, "handler-cpu-micros must not be negative, but was " + handlerCpuMicros);
+        check(rate >= 0, "rate must not be negative, but was " + rate);
         List<Variant> chosen = new ArrayList<>();
         if (variants == null || variants.isEmpty()) {
             chosen.addAll(Variant.defaults());
@@ -136,20 +144,27 @@ public final class EndToEndBenchmark implements Callable<Integer> {
         String suffix = UUID.randomUUID().toString().substring(0, 8);
         String queue = "once-bench-" + variant.label() + "-" + suffix;
         String namespace = "bench-" + suffix;
-        filler.declareAndFill(queue, n);
+        if (rate == 0) {
+            filler.declareAndFill(queue, n);
+        } else {
+            filler.declare(queue);
+        }
         System.gc();
-        Meter meter = new Meter(n, handlerCpuMicros * 1_000L);
-        long timeoutSeconds = 120 + n / 200;
+        Meter meter = new Meter(n, handlerCpuMicros * 1_000L, rate > 0);
+        long timeoutSeconds = 120 + n / 200 + (rate > 0 ? n / rate : 0);
         try (Connection consuming = factory.newConnection("once-bench-" + variant.label());
              HeapSampler heap = new HeapSampler()) {
             Variant.Run run = new Variant.Run(services, consuming, queue, namespace, prefetch, channels,
                     maxBatch, meter);
             Consumption consumption = variant.start(run);
+            CompletableFuture<Void> publishing = rate == 0 ? CompletableFuture.completedFuture(null)
+                    : CompletableFuture.runAsync(() -> publishPaced(filler, queue, n, meter));
             try {
                 if (!meter.await(timeoutSeconds, TimeUnit.SECONDS)) {
                     throw new IllegalStateException(variant.label() + ": only " + meter.recorded() + " of " + n
                             + " messages acked within " + Duration.ofSeconds(timeoutSeconds));
                 }
+                publishing.get(60, TimeUnit.SECONDS); // a publisher that failed ends the run with its cause
             } finally {
                 consumption.close();
             }
@@ -167,6 +182,15 @@ public final class EndToEndBenchmark implements Callable<Integer> {
         }
     }
 
+    private void publishPaced(QueueFiller filler, String queue, int n, Meter meter) {
+        try {
+            filler.publishPaced(queue, n, rate, meter);
+        } catch (Exception e) {
+            meter.fail("the paced publisher failed: " + e);
+            throw new IllegalStateException("paced publishing to " + queue + " failed", e);
+        }
+    }
+
     private String header() {
         Runtime rt = Runtime.getRuntime();
         return String.format(Locale.ROOT,
@@ -174,13 +198,16 @@ public final class EndToEndBenchmark implements Callable<Integer> {
                         + "(variant order rotated), %,d warm-up messages per variant; Once consumers and Spring "
                         + "containers with %d channel(s), maxBatch %s, handler CPU %d µs per message.%n"
                         + "Java %s, %d cores, max heap %d MiB, JVM args %s.%n"
-                        + "Latency: from the consumer taking a delivery in hand (Spring containers: the advice "
-                        + "chain's start) to its ack written; 'added' is the difference to the baseline's "
-                        + "percentile.%n",
+                        + "%s; 'added' is the difference to the baseline's percentile.%n",
                 LocalDate.now(), messages, size, prefetch, repetitions, warmupMessages, channels,
                 maxBatch == 0 ? "default" : String.valueOf(maxBatch), handlerCpuMicros,
                 System.getProperty("java.version"), rt.availableProcessors(), rt.maxMemory() >> 20,
-                ManagementFactory.getRuntimeMXBean().getInputArguments());
+                ManagementFactory.getRuntimeMXBean().getInputArguments(),
+                rate == 0 ? "Latency: from the consumer taking a delivery in hand (Spring containers: the advice "
+                        + "chain's start) to its ack written, the queue filled before each run"
+                        : String.format(Locale.ROOT, "Paced: a publisher sends %,d msg/s while the consumer runs; "
+                        + "latency from each message's publication to its ack written (throughput is then the "
+                        + "rate, not a capacity)", rate));
     }
 
     private static void check(boolean ok, String message) {

@@ -5,11 +5,14 @@ import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.concurrent.atomic.AtomicLongArray;
 import java.util.concurrent.atomic.LongAdder;
 
 /**
  * One run's measurements: when the first delivery reached the consumer, when the last one was acked, and for
- * each message the nanoseconds from "delivery in hand" to "ack sent". Consumers call it from any thread.
+ * each message the nanoseconds to "ack sent" from "delivery in hand" (a run over a backlog) or from "published"
+ * (a paced run: then every variant's clock starts at the same place, before the broker and the client's queues).
+ * Consumers call it from any thread.
  */
 final class Meter {
 
@@ -23,6 +26,8 @@ final class Meter {
     private volatile long lastAck;
     private volatile String failure;
     private final long handlerNanos;
+    /** Paced runs only: when each message (by its index) was published; null over a backlog. */
+    private final AtomicLongArray publishedAt;
 
     Meter(int messages) {
         this(messages, 0);
@@ -30,16 +35,30 @@ final class Meter {
 
     /** @param handlerNanos CPU time each effect spends before it is counted (a handler doing real work) */
     Meter(int messages, long handlerNanos) {
+        this(messages, handlerNanos, false);
+    }
+
+    /** @param paced whether latencies run from each message's publication ({@link #published}) */
+    Meter(int messages, long handlerNanos, boolean paced) {
         this.messages = messages;
         this.latencies = new long[messages];
         this.handlerNanos = handlerNanos;
+        this.publishedAt = paced ? new AtomicLongArray(messages) : null;
     }
 
-    /** The consumer has a delivery in hand; returns the time to pass to {@link #acked}. */
-    long delivered() {
+    /** A paced run's publisher is about to publish message {@code index}. */
+    void published(int index) {
+        publishedAt.set(index, System.nanoTime());
+    }
+
+    /**
+     * The consumer has message {@code index} (its message id) in hand; returns the time to pass to
+     * {@link #acked}: now over a backlog, its publication in a paced run.
+     */
+    long delivered(int index) {
         long now = System.nanoTime();
         firstDelivery.compareAndSet(0, now);
-        return now;
+        return publishedAt == null ? now : publishedAt.get(index);
     }
 
     /** The business effect of one message: counted, so a run proves every message took effect exactly once. */

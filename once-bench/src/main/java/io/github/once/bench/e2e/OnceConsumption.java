@@ -40,7 +40,7 @@ final class OnceConsumption implements Consumption {
         ConsumerListener listener = new ConsumerListener() {
             @Override
             public void onDelivery(Delivery delivery, int attempt) {
-                deliveredAt[index(delivery)] = meter.delivered();
+                deliveredAt[index(delivery)] = meter.delivered(index(delivery));
             }
 
             @Override

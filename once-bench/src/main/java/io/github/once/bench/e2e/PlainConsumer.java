@@ -25,7 +25,7 @@ final class PlainConsumer implements Consumption {
             @Override
             public void handleDelivery(String consumerTag, Envelope envelope, AMQP.BasicProperties properties,
                                        byte[] body) throws IOException {
-                long delivered = meter.delivered();
+                long delivered = meter.delivered(Integer.parseInt(properties.getMessageId()));
                 meter.effect();
                 channel.basicAck(envelope.getDeliveryTag(), false);
                 meter.acked(delivered);
