@@ -2,10 +2,7 @@ package io.github.once;
 
 import io.github.once.internal.Digests;
 
-import java.nio.charset.CharacterCodingException;
-import java.nio.charset.CodingErrorAction;
 import java.nio.charset.StandardCharsets;
-import java.nio.CharBuffer;
 import java.util.Objects;
 import java.util.regex.Pattern;
 
@@ -153,16 +150,35 @@ public record IdempotencyKey(String namespace, String id, String step) {
                 return false;
             }
         }
-        try {
-            int bytes = StandardCharsets.UTF_8.newEncoder()
-                    .onMalformedInput(CodingErrorAction.REPORT)
-                    .onUnmappableCharacter(CodingErrorAction.REPORT)
-                    .encode(CharBuffer.wrap(id))
-                    .remaining();
-            return bytes <= maxBytes;
-        } catch (CharacterCodingException e) {
-            return false; // lone surrogate: not valid text
+        int bytes = wellFormedUtf8Length(id);
+        return bytes >= 0 && bytes <= maxBytes;
+    }
+
+    /**
+     * The UTF-8 length of {@code text}, or -1 when it holds a lone surrogate (not valid text). Counted by hand: a
+     * key's stored form is decided on every store call, and a charset encoder per call showed in profiles.
+     */
+    static int wellFormedUtf8Length(String text) {
+        int bytes = 0;
+        for (int i = 0; i < text.length(); i++) {
+            char c = text.charAt(i);
+            if (c < 0x80) {
+                bytes += 1;
+            } else if (c < 0x800) {
+                bytes += 2;
+            } else if (Character.isHighSurrogate(c)) {
+                if (i + 1 == text.length() || !Character.isLowSurrogate(text.charAt(i + 1))) {
+                    return -1;
+                }
+                bytes += 4;
+                i++;
+            } else if (Character.isLowSurrogate(c)) {
+                return -1;
+            } else {
+                bytes += 3;
+            }
         }
+        return bytes;
     }
 
     @Override

@@ -1,7 +1,13 @@
 package io.github.once;
 
+import java.nio.CharBuffer;
+import java.nio.charset.CharacterCodingException;
+import java.nio.charset.CodingErrorAction;
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Random;
 import java.util.Set;
 
 import org.junit.jupiter.api.Test;
@@ -57,5 +63,38 @@ class IdempotencyKeyTest {
         assertThatThrownBy(() -> IdempotencyKey.of("n".repeat(65), "1")).isInstanceOf(IllegalArgumentException.class);
         assertThatThrownBy(() -> IdempotencyKey.of("orders", "")).hasMessageContaining("id must not be empty");
         assertThatThrownBy(() -> IdempotencyKey.of("orders", null)).isInstanceOf(NullPointerException.class);
+    }
+
+    /** The hand count agrees with the JDK's strict encoder on every kind of text, and refuses lone surrogates. */
+    @Test
+    void utf8LengthMatchesTheJdkEncoderAndRefusesLoneSurrogates() throws Exception {
+        List<String> texts = new ArrayList<>(List.of("", "a", "\u007f", "\u0080", "\u07ff", "\u0800", "\uffff",
+                "\uD83D\uDE00", "x\uD83D\uDE00y", "\u00e9".repeat(101)));
+        Random random = new Random(7);
+        for (int n = 0; n < 2_000; n++) {
+            StringBuilder text = new StringBuilder();
+            for (int i = random.nextInt(12); i > 0; i--) {
+                text.append((char) random.nextInt(0x10000));
+            }
+            texts.add(text.toString());
+        }
+        int refused = 0;
+        for (String text : texts) {
+            int expected;
+            try {
+                expected = StandardCharsets.UTF_8.newEncoder()
+                        .onMalformedInput(CodingErrorAction.REPORT)
+                        .onUnmappableCharacter(CodingErrorAction.REPORT)
+                        .encode(CharBuffer.wrap(text)).remaining();
+            } catch (CharacterCodingException e) {
+                expected = -1;
+                refused++;
+            }
+            assertThat(IdempotencyKey.wellFormedUtf8Length(text)).as("UTF-8 length of %s", text.chars().boxed()
+                    .map(Integer::toHexString).toList()).isEqualTo(expected);
+        }
+        assertThat(refused).as("texts with a lone surrogate among the random ones").isPositive();
+        assertThat(IdempotencyKey.wellFormedUtf8Length("bad\uD800")).isEqualTo(-1);
+        assertThat(IdempotencyKey.wellFormedUtf8Length("\uDC00bad")).isEqualTo(-1);
     }
 }
