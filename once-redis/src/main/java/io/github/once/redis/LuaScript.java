@@ -23,11 +23,12 @@ final class LuaScript {
     static final LuaScript RELEASE = single("release", 1);
     static final LuaScript RENEW = single("renew", 2);
     static final LuaScript FIND = single("find", 0);
+    static final LuaScript FIND_ALL = batch("find", 0);
     /** Operators' reads (RedisStoreInspector); not preloaded, they load on first use. */
     static final LuaScript INSPECT = single("inspect", 1);
     static final LuaScript INSPECT_ALL = batch("inspect", 1);
 
-    static final LuaScript[] ALL = {CLAIM, CLAIM_ALL, COMPLETE, COMPLETE_ALL, RELEASE, RENEW, FIND};
+    static final LuaScript[] ALL = {CLAIM, CLAIM_ALL, COMPLETE, COMPLETE_ALL, RELEASE, RENEW, FIND, FIND_ALL};
 
     private final String name;
     private final int argsPerKey;

@@ -351,7 +351,10 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         return Replies.find(key, reply);
     }
 
-    /** Every key's find sent before any reply is read: one round trip for the batch, on a cluster too. */
+    /**
+     * One script call for the batch (per {@value #BATCH_CHUNK} keys) on a single Redis; on a cluster every key's
+     * find is sent before any reply is read. One round trip either way.
+     */
     @Override
     @SuppressWarnings("unchecked")
     public List<Optional<IdempotencyRecord>> findAll(List<IdempotencyKey> keysToFind) {
@@ -362,7 +365,9 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
             keyNames[i] = keys.key(Objects.requireNonNull(keysToFind.get(i), "key"));
             args[i] = new byte[0][];
         }
-        List<Object> replies = n == 0 ? List.of() : eachKey(LuaScript.FIND, ScriptOutputType.MULTI, keyNames, args);
+        // As claims: one script call per chunk on a single Redis, one call per key (pipelined) on a cluster.
+        List<Object> replies = n == 0 ? List.of()
+                : onEachKey(LuaScript.FIND, LuaScript.FIND_ALL, ScriptOutputType.MULTI, keyNames, args);
         List<Optional<IdempotencyRecord>> found = new ArrayList<>(n);
         for (int i = 0; i < n; i++) {
             found.add(Replies.find(keysToFind.get(i), (List<Object>) replies.get(i)));

@@ -2,6 +2,7 @@ package io.github.once.redis;
 
 import io.github.once.IdempotencyKey;
 import io.github.once.IdempotencyRecord;
+import io.github.once.RecordState;
 import io.github.once.spi.ClaimRequest;
 import io.github.once.spi.ClaimResult;
 import io.github.once.spi.Completion;
@@ -17,6 +18,7 @@ import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 
@@ -183,6 +185,42 @@ class RedisRoundTripTest {
         assertThat(scriptReads()).isEqualTo(N);
         assertThat(stats.commandCalls().get("time")).as("TIME calls for the batch").isEqualTo(1L);
         assertThat(reads).as("socket reads for a batch of %d claims", N).isEqualTo(1);
+    }
+
+    /** A batch of look-ups (the tiered store's front asks one per claim batch) is one script call, one read each. */
+    @Test
+    void findAllIsOneEvalshaForTheBatch() {
+        List<IdempotencyKey> keys = new ArrayList<>();
+        for (int i = 0; i < N; i++) {
+            ClaimRequest request = request("find-batch-" + i);
+            keys.add(request.key());
+            if (i % 2 == 0) {
+                ClaimResult.Acquired claimed = (ClaimResult.Acquired) store.claim(request);
+                assertThat(store.complete(claimed.lease(), ("r" + i).getBytes(StandardCharsets.UTF_8), RETENTION))
+                        .isTrue();
+            }
+        }
+        stats.reset();
+        long baseline = stats.reads();
+        stats.reset();
+
+        List<Optional<IdempotencyRecord>> found = store.findAll(keys);
+
+        long reads = stats.reads() - baseline;
+        assertThat(storeCommands()).isEqualTo(Map.of("evalsha", 1L));
+        assertThat(scriptReads()).isEqualTo(N);
+        assertThat(reads).as("socket reads for a batch of %d look-ups", N).isEqualTo(1);
+        assertThat(found).hasSize(N);
+        for (int i = 0; i < N; i++) {
+            if (i % 2 == 0) {
+                IdempotencyRecord record = found.get(i).orElseThrow();
+                assertThat(record.key()).isEqualTo(keys.get(i));
+                assertThat(record.state()).isEqualTo(RecordState.COMPLETED);
+                assertThat(record.result()).isEqualTo(("r" + i).getBytes(StandardCharsets.UTF_8));
+            } else {
+                assertThat(found.get(i)).as("never claimed: %s", keys.get(i)).isEmpty();
+            }
+        }
     }
 
     @Test
