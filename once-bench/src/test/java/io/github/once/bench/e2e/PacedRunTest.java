@@ -2,13 +2,6 @@ package io.github.once.bench.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.rabbitmq.client.Connection;
-import com.rabbitmq.client.ConnectionFactory;
-
-import io.github.once.bench.Services;
-
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -18,27 +11,10 @@ import picocli.CommandLine;
  * The harness's paced runs ({@code --rate}) on the real local RabbitMQ: the publisher sends while the consumer runs,
  * each message at its moment, and every variant's latency starts at the publication. Runs no benchmark.
  */
-class PacedRunTest {
+class PacedRunTest extends HarnessTest {
 
     private static final int MESSAGES = 200;
     private static final int RATE = 400;
-
-    private static Services services;
-    private static ConnectionFactory factory;
-    private static Connection publishing;
-
-    @BeforeAll
-    static void connect() throws Exception {
-        services = Services.local();
-        factory = new ConnectionFactory();
-        factory.setUri(services.amqpUri());
-        publishing = factory.newConnection("once-bench-test-paced-publisher");
-    }
-
-    @AfterAll
-    static void disconnect() throws Exception {
-        publishing.close();
-    }
 
     /**
      * Every message takes effect once and has a latency, and the run lasts as long as the schedule (a backlog of
@@ -50,7 +26,7 @@ class PacedRunTest {
         EndToEndBenchmark harness = new EndToEndBenchmark();
         new CommandLine(harness).parseArgs("--rate", Integer.toString(RATE));
 
-        RunResult result = harness.run(variant, 0, MESSAGES, services, factory, new QueueFiller(publishing, 64));
+        RunResult result = run(harness, variant, MESSAGES);
 
         assertThat(result.effects()).as("effects").isEqualTo(MESSAGES);
         assertThat(result.sortedLatencies()).as("latencies").hasSize(MESSAGES);

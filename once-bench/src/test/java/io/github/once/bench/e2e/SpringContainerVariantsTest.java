@@ -2,14 +2,8 @@ package io.github.once.bench.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
-import com.rabbitmq.client.Connection;
-import com.rabbitmq.client.ConnectionFactory;
-
 import io.github.once.StoreOperation;
-import io.github.once.bench.Services;
 
-import org.junit.jupiter.api.AfterAll;
-import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
@@ -20,32 +14,15 @@ import picocli.CommandLine;
  * The Spring container variants of the end-to-end harness, each over a small backlog on the real local RabbitMQ
  * (and Redis): the harness's own run, so the benchmark compares working setups. Runs no benchmark.
  */
-class SpringContainerVariantsTest {
+class SpringContainerVariantsTest extends HarnessTest {
 
     private static final int MESSAGES = 300;
-
-    private static Services services;
-    private static ConnectionFactory factory;
-    private static Connection publishing;
-
-    @BeforeAll
-    static void connect() throws Exception {
-        services = Services.local();
-        factory = new ConnectionFactory();
-        factory.setUri(services.amqpUri());
-        publishing = factory.newConnection("once-bench-test-publisher");
-    }
-
-    @AfterAll
-    static void disconnect() throws Exception {
-        publishing.close();
-    }
 
     /** Once's forms claim and complete each message in the store; the plain form calls none. */
     @ParameterizedTest
     @EnumSource(value = Variant.class, names = {"SPRING_PLAIN", "SPRING_ONCE_MEMORY", "SPRING_ONCE_REDIS"})
     void everyMessageTakesEffectOnceWithTheStoreCallsOfItsForm(Variant variant) throws Exception {
-        RunResult result = harness().run(variant, 0, MESSAGES, services, factory, new QueueFiller(publishing, 64));
+        RunResult result = run(harness(), variant, MESSAGES);
 
         assertThat(result.effects()).as("effects").isEqualTo(MESSAGES);
         assertThat(result.sortedLatencies()).as("latencies").hasSize(MESSAGES);
