@@ -2,7 +2,6 @@ package io.github.once;
 
 import io.github.once.internal.Digests;
 
-import java.nio.charset.StandardCharsets;
 import java.util.Objects;
 import java.util.regex.Pattern;
 
@@ -107,7 +106,7 @@ public record IdempotencyKey(String namespace, String id, String step) {
     private String stepStorageId() {
         String name = storedRaw(step, MAX_RAW_STEP_BYTES) ? step : digest(step);
         String message = storedRaw(id) ? id : digest(id);
-        if (utf8Length(message) + STEP_MARKER.length() + utf8Length(name) > MAX_RAW_ID_BYTES) {
+        if (wellFormedUtf8Length(message) + STEP_MARKER.length() + wellFormedUtf8Length(name) > MAX_RAW_ID_BYTES) {
             message = digest(id);
         }
         return message + STEP_MARKER + name;
@@ -115,10 +114,6 @@ public record IdempotencyKey(String namespace, String id, String step) {
 
     private static String digest(String text) {
         return DIGEST_PREFIX + Digests.sha256Hex(codeUnits(text));
-    }
-
-    private static int utf8Length(String wellFormed) {
-        return wellFormed.getBytes(StandardCharsets.UTF_8).length;
     }
 
     /** The UTF-16 code units as bytes, by hand: a charset encoder would replace lone surrogates and merge ids. */

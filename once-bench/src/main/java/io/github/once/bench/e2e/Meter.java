@@ -29,16 +29,10 @@ final class Meter {
     /** Paced runs only: when each message (by its index) was published; null over a backlog. */
     private final AtomicLongArray publishedAt;
 
-    Meter(int messages) {
-        this(messages, 0);
-    }
-
-    /** @param handlerNanos CPU time each effect spends before it is counted (a handler doing real work) */
-    Meter(int messages, long handlerNanos) {
-        this(messages, handlerNanos, false);
-    }
-
-    /** @param paced whether latencies run from each message's publication ({@link #published}) */
+    /**
+     * @param handlerNanos CPU time each effect spends before it is counted (a handler doing real work)
+     * @param paced        whether latencies run from each message's publication ({@link #published})
+     */
     Meter(int messages, long handlerNanos, boolean paced) {
         this.messages = messages;
         this.latencies = new long[messages];

@@ -40,7 +40,8 @@ final class OnceConsumption implements Consumption {
         ConsumerListener listener = new ConsumerListener() {
             @Override
             public void onDelivery(Delivery delivery, int attempt) {
-                deliveredAt[index(delivery)] = meter.delivered(index(delivery));
+                int index = index(delivery);
+                deliveredAt[index] = meter.delivered(index);
             }
 
             @Override
