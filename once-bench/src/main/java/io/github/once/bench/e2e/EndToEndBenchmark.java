@@ -21,7 +21,9 @@ import java.util.concurrent.TimeUnit;
 
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
+import picocli.CommandLine.Model.CommandSpec;
 import picocli.CommandLine.Option;
+import picocli.CommandLine.Spec;
 
 /**
  * The end-to-end harness: the same backlog of persistent messages consumed by the plain manual-ack consumer and
@@ -36,6 +38,9 @@ import picocli.CommandLine.Option;
 @Command(name = "once-e2e", mixinStandardHelpOptions = true,
         description = "Throughput and added latency of Once against a plain RabbitMQ consumer.")
 public final class EndToEndBenchmark implements Callable<Integer> {
+
+    @Spec
+    CommandSpec spec;
 
     @Option(names = "--messages", defaultValue = "100000", description = "Messages per run (default ${DEFAULT-VALUE}).")
     int messages;
@@ -210,9 +215,10 @@ public final class EndToEndBenchmark implements Callable<Integer> {
                         + "rate, not a capacity)", rate));
     }
 
-    private static void check(boolean ok, String message) {
+    /** Refuses a setting as a usage error of this command line, so it is printed where its other errors go. */
+    private void check(boolean ok, String message) {
         if (!ok) {
-            throw new CommandLine.ParameterException(new CommandLine(new EndToEndBenchmark()), message);
+            throw new CommandLine.ParameterException(spec.commandLine(), message);
         }
     }
 

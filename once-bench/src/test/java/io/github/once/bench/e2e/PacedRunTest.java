@@ -2,6 +2,10 @@ package io.github.once.bench.e2e;
 
 import static org.assertj.core.api.Assertions.assertThat;
 
+import java.io.PrintWriter;
+import java.io.StringWriter;
+
+import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
@@ -33,5 +37,17 @@ class PacedRunTest extends HarnessTest {
         assertThat(result.sortedLatencies()[0]).as("shortest latency, from publication, in ns").isPositive();
         double scheduled = (MESSAGES - 1) / (double) RATE;
         assertThat(result.seconds()).as("first delivery to last ack, in s").isGreaterThan(scheduled * 0.9);
+    }
+
+    /** A negative rate is refused before anything runs, with a usage error naming the value. */
+    @Test
+    void aNegativeRateIsRefusedWithItsValue() {
+        StringWriter err = new StringWriter();
+        CommandLine command = new CommandLine(new EndToEndBenchmark()).setErr(new PrintWriter(err));
+
+        int exit = command.execute("--rate", "-5", "--variants", "baseline");
+
+        assertThat(exit).as("exit code").isEqualTo(CommandLine.ExitCode.USAGE);
+        assertThat(err.toString()).contains("rate must not be negative, but was -5");
     }
 }
