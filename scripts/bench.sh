@@ -58,7 +58,7 @@ java "${java_opts[@]}" -cp "$cp" io.github.once.bench.e2e.EndToEndBenchmark "${e
     --output "$out/end-to-end.md" | tee "$out/end-to-end.log"
 echo "End to end, 4 channels per Once consumer ($mode)..."
 java "${java_opts[@]}" -cp "$cp" io.github.once.bench.e2e.EndToEndBenchmark "${e2e_args[@]}" --channels 4 \
-    --variants baseline,once-redis,once-redis-batch,once-redis-pipeline,once-jdbc-tx,once-jdbc-tx-batch \
+    --variants baseline,once-redis,once-redis-batch,once-redis-pipeline,once-jdbc-tx,once-jdbc-tx-batch,once-jdbc-tx-pipeline \
     --output "$out/end-to-end-4ch.md" | tee "$out/end-to-end-4ch.log"
 echo "End to end, Spring AMQP containers ($mode)..."
 java "${java_opts[@]}" -cp "$cp" io.github.once.bench.e2e.EndToEndBenchmark "${e2e_args[@]}" \

@@ -1,5 +1,6 @@
 package io.github.once;
 
+import io.github.once.internal.GroupCommitPipeline;
 import io.github.once.internal.SafeListener;
 import io.github.once.internal.StagedPipeline;
 import io.github.once.internal.StoreCallScope;
@@ -18,9 +19,13 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
+import java.util.concurrent.SynchronousQueue;
+import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -52,6 +57,7 @@ public final class Idempotency implements IdempotentExecutor {
     private final boolean ownsRenewals;
     private final TaskSteps steps;
     private final UnitRunner runner;
+    private ExecutorService committer;
 
     private Idempotency(Builder b) {
         this.store = b.store;
@@ -92,11 +98,15 @@ public final class Idempotency implements IdempotentExecutor {
         requireStore(scope, store);
         Objects.requireNonNull(task, "task");
         Instant start = clock.instant();
+        return report(runOne(scope, task), start);
+    }
+
+    private <T> Outcome<T> runOne(ExecutionScope scope, Task<T> task) {
         UnitRunner.Result<T> result;
         try (ExecutionScope.Unit unit = scope.begin()) {
             result = runner.run(unit, List.of(task), Map.of(), 1);
         }
-        return report(result.isCommitted() ? result.outcomes().get(0) : result.failure(), start);
+        return result.isCommitted() ? result.outcomes().get(0) : result.failure();
     }
 
     /**
@@ -120,21 +130,48 @@ public final class Idempotency implements IdempotentExecutor {
             return tasks.isEmpty() ? List.of() : List.of(execute(tasks.get(0)));
         }
         Instant start = clock.instant();
+        List<Outcome<T>> outcomes = runGroup(tasks, false).outcomes();
+        for (Outcome<T> outcome : outcomes) {
+            report(outcome, start);
+        }
+        return outcomes;
+    }
+
+    /**
+     * The batch algorithm of {@link #executeAll}, without reporting outcomes. With {@code deferCommit}, a unit
+     * that has something to keep is returned open, its commit the caller's; the outcomes hold once it committed.
+     */
+    private <T> GroupCommitPipeline.GroupRun<T> runGroup(List<Task<T>> tasks, boolean deferCommit) {
         Map<Integer, Outcome<T>> failed = new HashMap<>();
         int isolateFrom = tasks.size();
         while (true) {
+            ExecutionScope.Unit unit = scope.begin();
             UnitRunner.Result<T> result;
-            try (ExecutionScope.Unit unit = scope.begin()) {
-                result = runner.run(unit, tasks, failed, isolateFrom);
+            try {
+                result = deferCommit ? runner.runUncommitted(unit, tasks, failed, isolateFrom)
+                        : runner.run(unit, tasks, failed, isolateFrom);
             } catch (UnitLostException lost) {
+                unit.close();
                 log.debug("Batch of {} lost a race ({}); running its tasks one by one", tasks.size(), lost.getMessage());
-                return oneByOne(tasks, failed, start);
-            }
-            if (result.isCommitted()) {
-                for (Outcome<T> outcome : result.outcomes()) {
-                    report(outcome, start);
+                return new GroupCommitPipeline.GroupRun<>(oneByOne(tasks, failed), null);
+            } catch (RuntimeException | Error e) {
+                try {
+                    unit.close();
+                } catch (RuntimeException closing) {
+                    e.addSuppressed(closing);
                 }
-                return result.outcomes();
+                throw e;
+            }
+            if (result.commitPending()) {
+                return new GroupCommitPipeline.GroupRun<>(result.outcomes(), unit);
+            }
+            unit.close();
+            if (result.isCommitted()) {
+                return new GroupCommitPipeline.GroupRun<>(result.outcomes(), null);
+            }
+            if (tasks.size() == 1) {
+                // Rolled back with its claim: the key is free again, as after execute(task).
+                return new GroupCommitPipeline.GroupRun<>(List.of(result.failure()), null);
             }
             // Rolled back: run again without it, sparing the tasks not yet seen a rollback of their own.
             failed.put(result.failedAt(), result.failure());
@@ -143,39 +180,52 @@ public final class Idempotency implements IdempotentExecutor {
     }
 
     /**
-     * A pipeline of tasks for one driving thread: claims of the tasks submitted while a claim call is in flight
-     * go out together in the next one ({@link IdempotencyStore#claimAllAsync}), handlers run as soon as their
-     * claim answers, and completions go out the same way ({@link IdempotencyStore#completeAllAsync}) while later
-     * handlers run. Each task's outcome is the one {@link #execute(Task)} would answer; see {@link TaskPipeline}
-     * for the threading and the order.
+     * A pipeline of tasks for one driving thread; see {@link TaskPipeline} for the threading and the order. Each
+     * task's outcome is the one {@link #executeAll} would answer for it in a batch.
      *
-     * @param maxPerCall most tasks in one claim or completion call
-     * @param onAnswer   called on the store's thread whenever an answer comes in, to wake the driving thread
-     * @throws IllegalStateException when this executor runs in a scope of its own (see {@link #pipelines()})
+     * <p>In the default scope, claims of the tasks submitted while a claim call is in flight go out together in
+     * the next one ({@link IdempotencyStore#claimAllAsync}), handlers run as soon as their claim answers, and
+     * completions go out the same way ({@link IdempotencyStore#completeAllAsync}) while later handlers run.
+     *
+     * <p>In a scope whose units commit (once-jdbc's {@code JdbcTransactionScope}), it is group commit: the tasks
+     * waiting when the driving thread is free run as a batch in one unit (claims, handlers without savepoints,
+     * completions, as {@link #executeAll} runs them, a failing handler's batch run again without it), and the
+     * unit commits on another thread while the next group runs in a unit of its own. A task's outcome comes once
+     * its group has committed. A pipeline then holds up to two units at once (two connections) and commits them in
+     * order; a handler does not see the effects of the group ahead of it until that group commits.
+     *
+     * @param maxPerCall most tasks in one claim or completion call (in one group, in a committing scope)
+     * @param onAnswer   called on the store's (or the committing) thread whenever an answer comes in, to wake the
+     *                   driving thread
      */
     public <T> TaskPipeline<T> pipeline(int maxPerCall, Runnable onAnswer) {
-        if (!pipelines()) {
-            throw new IllegalStateException("a pipeline needs the default scope, where each step is a store call of"
-                    + " its own; this executor runs in " + scope + ", whose units commit a batch together: use"
-                    + " executeAll for batches");
+        if (scope instanceof StoreCallScope) {
+            return new StagedPipeline<>(steps, store, scope.begin(), clock, maxPerCall, onAnswer);
         }
-        return new StagedPipeline<>(steps, store, scope.begin(), clock, maxPerCall, onAnswer);
+        return new GroupCommitPipeline<>(steps, tasks -> runGroup(tasks, true), committer(), clock, maxPerCall,
+                onAnswer);
     }
 
-    /**
-     * Whether {@link #pipeline} is available: only in the default scope. A transactional scope (once-jdbc's
-     * {@code JdbcTransactionScope}) keeps effects and records in one transaction per unit, which a pipeline of
-     * separate store calls cannot.
-     */
-    public boolean pipelines() {
-        return scope instanceof StoreCallScope;
+    /** The threads that commit the groups of pipelines in a committing scope, made at the first such pipeline. */
+    private synchronized ExecutorService committer() {
+        if (committer == null) {
+            AtomicInteger count = new AtomicInteger();
+            ThreadPoolExecutor pool = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 30, TimeUnit.SECONDS,
+                    new SynchronousQueue<>(), r -> {
+                        Thread t = new Thread(r, "once-group-commit-" + count.incrementAndGet());
+                        t.setDaemon(true);
+                        return t;
+                    });
+            committer = pool; // at most one commit per pipeline at a time: as many threads as pipelines committing
+        }
+        return committer;
     }
 
-    private <T> List<Outcome<T>> oneByOne(List<Task<T>> tasks, Map<Integer, Outcome<T>> failed, Instant start) {
+    private <T> List<Outcome<T>> oneByOne(List<Task<T>> tasks, Map<Integer, Outcome<T>> failed) {
         List<Outcome<T>> outcomes = new ArrayList<>(tasks.size());
         for (int i = 0; i < tasks.size(); i++) {
             Outcome<T> failure = failed.get(i);
-            outcomes.add(failure != null ? report(failure, start) : execute(tasks.get(i)));
+            outcomes.add(failure != null ? failure : runOne(scope, tasks.get(i)));
         }
         return outcomes;
     }
@@ -192,11 +242,19 @@ public final class Idempotency implements IdempotentExecutor {
         return outcome;
     }
 
-    /** Stops the renewal thread (if this executor made it). The store is the caller's to close. */
+    /**
+     * Stops the renewal thread (if this executor made it) and lets the commit threads of pipelines end once their
+     * commits are done. The store is the caller's to close.
+     */
     @Override
     public void close() {
         if (ownsRenewals) {
             renewals.shutdownNow();
+        }
+        synchronized (this) {
+            if (committer != null) {
+                committer.shutdown();
+            }
         }
     }
 

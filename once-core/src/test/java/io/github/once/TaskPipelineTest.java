@@ -559,26 +559,4 @@ class TaskPipelineTest {
             assertThat(claimNow(inner, id)).as("claim of %s", id).isInstanceOf(ClaimResult.Acquired.class);
         }
     }
-
-    @Test
-    void aTransactionalScopeHasNoPipeline() {
-        InMemoryIdempotencyStore store = InMemoryIdempotencyStore.create();
-        Idempotency once = executor(store);
-        assertThat(once.pipelines()).isTrue();
-        Idempotency scoped = Idempotency.builder(store).scope(new io.github.once.spi.ExecutionScope() {
-            @Override
-            public IdempotencyStore store() {
-                return store;
-            }
-
-            @Override
-            public Unit begin() {
-                throw new UnsupportedOperationException();
-            }
-        }).build();
-        closing.add(scoped);
-        assertThat(scoped.pipelines()).isFalse();
-        assertThatThrownBy(() -> scoped.pipeline(10, () -> { })).isInstanceOf(IllegalStateException.class)
-                .hasMessageContaining("default scope");
-    }
 }

@@ -133,9 +133,7 @@ public final class StagedPipeline<T> implements TaskPipeline<T> {
         try {
             request = steps.request(task); // the payload's fingerprint
         } catch (RuntimeException e) {
-            CompletableFuture<Outcome<T>> failed = new CompletableFuture<>();
-            ready.add(() -> failed.completeExceptionally(e)); // as every stage: during a step
-            return failed;
+            return TaskSteps.refusedAtSubmit(ready, e);
         }
         Entry<T> e = new Entry<>(nextSeq++, task, request, clock.instant());
         waiting.add(e);

@@ -16,6 +16,8 @@ import io.github.once.spi.IdempotencyStore;
 import io.github.once.spi.Lease;
 
 import java.time.Duration;
+import java.util.Queue;
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
 
 import org.slf4j.Logger;
@@ -30,6 +32,16 @@ import org.slf4j.LoggerFactory;
 public final class TaskSteps {
 
     private static final Logger log = LoggerFactory.getLogger(TaskSteps.class);
+
+    /**
+     * A pipeline's stage for a task refused as it is submitted (its payload cannot be fingerprinted, say): it fails
+     * with {@code cause} during the pipeline's next step, as every stage completes.
+     */
+    static <T> CompletableFuture<Outcome<T>> refusedAtSubmit(Queue<Runnable> ready, RuntimeException cause) {
+        CompletableFuture<Outcome<T>> failed = new CompletableFuture<>();
+        ready.add(() -> failed.completeExceptionally(cause));
+        return failed;
+    }
 
     private final IdempotencyConfig config;
     private final IdempotencyStore store;

@@ -43,22 +43,34 @@ public final class UnitRunner {
     }
 
     /**
-     * Runs {@code tasks} in {@code unit}. The tasks in {@code failed} are claimed and released, not run, and keep
-     * their outcome; in an atomic unit the tasks from {@code isolateFrom} on run under a mark each.
+     * Runs {@code tasks} in {@code unit} and commits it. The tasks in {@code failed} are claimed and released, not
+     * run, and keep their outcome; in an atomic unit the tasks from {@code isolateFrom} on run under a mark each.
      */
     public <T> Result<T> run(ExecutionScope.Unit unit, List<Task<T>> tasks, Map<Integer, Outcome<T>> failed,
                              int isolateFrom) {
-        return new Run<>(unit, tasks, failed, isolateFrom).run();
+        return new Run<>(unit, tasks, failed, isolateFrom, true).run();
     }
 
-    /** Every task's outcome once the unit committed, or the task whose failure rolled the unit back. */
-    public record Result<T>(List<Outcome<T>> outcomes, int failedAt, Outcome<T> failure) {
-        static <T> Result<T> committed(List<Outcome<T>> outcomes) {
-            return new Result<>(outcomes, -1, null);
+    /**
+     * As {@link #run}, but leaves the commit to the caller: when the result {@link Result#commitPending()}, the
+     * outcomes hold only once the caller has committed the unit (a unit with nothing to keep is rolled back here).
+     */
+    public <T> Result<T> runUncommitted(ExecutionScope.Unit unit, List<Task<T>> tasks, Map<Integer, Outcome<T>> failed,
+                                        int isolateFrom) {
+        return new Run<>(unit, tasks, failed, isolateFrom, false).run();
+    }
+
+    /**
+     * Every task's outcome once the unit committed (or is ready to, when the commit is pending), or the task whose
+     * failure rolled the unit back.
+     */
+    public record Result<T>(List<Outcome<T>> outcomes, int failedAt, Outcome<T> failure, boolean commitPending) {
+        static <T> Result<T> committed(List<Outcome<T>> outcomes, boolean commitPending) {
+            return new Result<>(outcomes, -1, null, commitPending);
         }
 
         static <T> Result<T> rolledBack(int index, Outcome<T> failure) {
-            return new Result<>(null, index, failure);
+            return new Result<>(null, index, failure, false);
         }
 
         public boolean isCommitted() {
@@ -80,12 +92,15 @@ public final class UnitRunner {
         private final Map<Integer, Outcome<T>> failed;
         private final int isolateFrom;
         private final boolean single;
+        private final boolean commit;
         private final List<Outcome<T>> outcomes;
         private final List<Slot<T>> held = new ArrayList<>();
         private boolean claimedAny;
 
-        Run(ExecutionScope.Unit unit, List<Task<T>> tasks, Map<Integer, Outcome<T>> failed, int isolateFrom) {
+        Run(ExecutionScope.Unit unit, List<Task<T>> tasks, Map<Integer, Outcome<T>> failed, int isolateFrom,
+            boolean commit) {
             this.unit = unit;
+            this.commit = commit;
             this.tasks = tasks;
             this.failed = failed;
             this.isolateFrom = isolateFrom;
@@ -168,12 +183,14 @@ public final class UnitRunner {
                 }
             }
             complete();
-            if (claimedAny) {
-                unit.commit();
-            } else {
+            if (!claimedAny) {
                 unit.rollback(); // nothing to keep
+                return Result.committed(outcomes, false);
             }
-            return Result.committed(outcomes);
+            if (commit) {
+                unit.commit();
+            }
+            return Result.committed(outcomes, !commit);
         }
 
         /** Runs one handler; null when it succeeded (its completion is then held), else its {@code Failed}. */

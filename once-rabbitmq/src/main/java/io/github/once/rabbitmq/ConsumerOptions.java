@@ -90,9 +90,14 @@ abstract class ConsumerOptions<B extends ConsumerOptions<B>> {
      * order; a delivery whose key repeats one still in flight on the channel is claimed only after that one's
      * outcome, so it is a duplicate of it, never a second run. The guarantees are those of the other modes.
      *
-     * <p>Needs an {@code Idempotency} in its default scope (a store call per step, with any store);
-     * {@link OnceConsumer.Builder#build()} refuses other executors, such as once-jdbc's transactional scope, whose batches commit in one
-     * transaction: use {@link #batchClaims} there. Takes precedence over {@link #batchClaims}. Default false.
+     * <p>With once-jdbc's transactional scope it is group commit: the deliveries in hand when the channel's thread
+     * is free run as one batch in one transaction (as with {@link #batchClaims}), which commits on another thread
+     * while the next group is claimed and run in a transaction of its own; each delivery is acked once its group
+     * committed. A channel then holds up to two connections, and a handler does not see the effects of the group
+     * ahead of it until that group commits (as with several channels).
+     *
+     * <p>Needs an {@code Idempotency} (not a wrapper around one): {@link OnceConsumer.Builder#build()} refuses
+     * other executors. Takes precedence over {@link #batchClaims}. Default false.
      */
     public B pipelined(boolean pipelined) {
         this.pipelined = pipelined;

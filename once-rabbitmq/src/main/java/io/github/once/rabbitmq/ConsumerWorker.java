@@ -58,7 +58,7 @@ final class ConsumerWorker implements Runnable {
         this.settlement = new Settlement(session, new ConfirmedSender(settings.connection()),
                 new Confirms(c.clock(), c.moveTimeout()), gate, listener, inHand, name, session.doorbell()::ring,
                 !c.pipelined());
-        // The builder lets pipelined(true) through only with an Idempotency that pipelines.
+        // The builder lets pipelined(true) through only with an Idempotency.
         this.flow = c.pipelined()
                 ? new PipelinedFlow(((Idempotency) settings.executor()).pipeline(batchSize, session.doorbell()::ring),
                         disposition, settlement, gate, session::maintain)

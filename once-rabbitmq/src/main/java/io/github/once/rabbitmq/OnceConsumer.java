@@ -316,12 +316,9 @@ public final class OnceConsumer implements AutoCloseable {
                 throw new IllegalArgumentException("handler must be set (handler(...) or requestHandler(...))");
             }
             ConsumerConfig c = ConsumerConfig.custom().copyFrom(this).build();
-            if (c.pipelined() && !(executor instanceof Idempotency i && i.pipelines())) {
-                throw new IllegalArgumentException("pipelined(true) needs an Idempotency in its default scope (a"
-                        + " store call per step), but the executor is " + executor + (executor instanceof Idempotency
-                        ? ", whose scope commits a batch in one transaction (once-jdbc's JdbcTransactionScope):"
-                        + " use batchClaims(true) with it" : ": build it with Idempotency.builder(store)")
-                        + ", or leave pipelined off");
+            if (c.pipelined() && !(executor instanceof Idempotency)) {
+                throw new IllegalArgumentException("pipelined(true) needs an Idempotency, but the executor is "
+                        + executor + ": build it with Idempotency.builder(store), or leave pipelined off");
             }
             Function<Delivery, String> ns = c.namespaceOf();
             if (ns == null) {

@@ -4,6 +4,7 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 
 import io.github.once.IdempotentExecutor;
+import io.github.once.OnceListener;
 import io.github.once.jdbc.JdbcIdempotencyStore;
 import io.github.once.jdbc.JdbcTransactionScope;
 
@@ -68,11 +69,17 @@ final class JdbcTransactionalVariant implements StoreVariant {
 
     @Override
     public IdempotentExecutor executor(Duration lease) {
+        return executor(lease, OnceListener.NONE);
+    }
+
+    @Override
+    public IdempotentExecutor executor(Duration lease, OnceListener listener) {
         HikariDataSource ds = pool(url, "once-rmq-" + suffix + "-" + pools.size());
         JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(ds)
                 .dialect(io.github.once.jdbc.JdbcDialect.POSTGRESQL)
                 .tableName(table).queryTimeout(Duration.ofSeconds(2)).build();
-        IdempotentExecutor executor = JdbcTransactionScope.executor(store).config(StoreVariant.config(lease)).build();
+        IdempotentExecutor executor = JdbcTransactionScope.executor(store).config(StoreVariant.config(lease))
+                .listener(listener).build();
         pools.put(executor, ds);
         return executor;
     }

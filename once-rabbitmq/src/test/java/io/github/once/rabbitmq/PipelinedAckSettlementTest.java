@@ -296,7 +296,7 @@ class PipelinedAckSettlementTest {
                 .pipelined(true).handler((d, ctx) -> { });
         assertThatThrownBy(builder::build)
                 .isInstanceOf(IllegalArgumentException.class)
-                .hasMessageContaining("pipelined(true) needs an Idempotency in its default scope")
+                .hasMessageContaining("pipelined(true) needs an Idempotency")
                 .hasMessageContaining("a wrapping executor");
     }
 }

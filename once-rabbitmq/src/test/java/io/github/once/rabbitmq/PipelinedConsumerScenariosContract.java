@@ -16,7 +16,7 @@ import static org.awaitility.Awaitility.await;
  * The whole scenario suite with every consumer pipelined. One scenario is set up another way: the pipelined mode
  * needs the executor itself (a wrapper around it is refused at build), so the lost ack is staged from the
  * executor's listener instead, which hears the completion call on the consumer's thread before its verdict is
- * settled.
+ * settled (in a transactional scope, before its group commits: a group of one records with a single call).
  */
 abstract class PipelinedConsumerScenariosContract extends ConsumerScenariosContract {
 
@@ -35,7 +35,8 @@ abstract class PipelinedConsumerScenariosContract extends ConsumerScenariosContr
         IdempotentExecutor closingBeforeAck = variant.executor(LEASE, new OnceListener() {
             @Override
             public void onStoreCall(StoreOperation operation, int keys, Duration elapsed, Throwable failure) {
-                if (operation == StoreOperation.COMPLETE_ALL && failure == null && closed.compareAndSet(false, true)) {
+                boolean completion = operation == StoreOperation.COMPLETE_ALL || operation == StoreOperation.COMPLETE;
+                if (completion && failure == null && closed.compareAndSet(false, true)) {
                     try {
                         self[0].workers().get(0).channel().close();
                     } catch (Exception e) {

@@ -105,6 +105,14 @@ enum Variant {
             return once(run, JdbcTransactionScope.executor(jdbc.store()).config(CONFIG).listener(run.meter().storeTimes()).build(), true, jdbc);
         }
     },
+    ONCE_JDBC_TX_PIPELINE("Once, PostgreSQL, transactional, pipelined (group commit)") {
+        @Override
+        Consumption start(Run run) throws Exception {
+            OnceJdbc jdbc = OnceJdbc.open(run.services(), run.namespace());
+            return OnceConsumption.start(run, JdbcTransactionScope.executor(jdbc.store()).config(CONFIG)
+                    .listener(run.meter().storeTimes()).build(), Mode.PIPELINED, jdbc);
+        }
+    },
     SPRING_PLAIN("Spring AMQP SimpleMessageListenerContainer, AUTO ack, no guard") {
         @Override
         Consumption start(Run run) {
