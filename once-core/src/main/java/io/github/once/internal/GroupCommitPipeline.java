@@ -125,7 +125,11 @@ public final class GroupCommitPipeline<T> implements TaskPipeline<T> {
     public boolean step() {
         boolean progress = !ready.isEmpty();
         fire();
-        progress |= takeAnswers();
+        if (takeAnswers()) {
+            // Outcomes came in: the caller acks them before the next group runs, so the broker refills what a
+            // group takes while it runs (the next group then forms from what arrived meanwhile).
+            return true;
+        }
         if (next == null) {
             List<Entry<T>> group = takeGroup();
             if (!group.isEmpty()) {

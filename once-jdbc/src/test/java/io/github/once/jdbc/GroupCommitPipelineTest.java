@@ -225,6 +225,23 @@ class GroupCommitPipelineTest {
     }
 
     @ParameterizedTest
+    @EnumSource(value = TestDb.class, names = {"POSTGRESQL", "MARIADB"})
+    void aStepThatTakesInOutcomesRunsNoFurtherGroupSoTheCallerAcksFirst(TestDb database) throws Exception {
+        open(database);
+        TaskPipeline<String> pipeline = once.pipeline(10, wakes::release);
+        submit(pipeline, "first");
+        pipeline.step(); // runs the group [first]; its commit starts on another thread
+        assertThat(wakes.tryAcquire(30, TimeUnit.SECONDS)).as("the commit answered").isTrue();
+        submit(pipeline, "second");
+
+        assertThat(pipeline.step()).isTrue();
+        assertThat(outcomes.get("first")).isInstanceOf(Outcome.Processed.class);
+        assertThat(runs).as("no handler ran in the step that brought first's outcome").containsOnlyKeys("first");
+        drive(pipeline);
+        assertThat(outcomes.get("second")).isInstanceOf(Outcome.Processed.class);
+    }
+
+    @ParameterizedTest
     @EnumSource(value = TestDb.class, names = "POSTGRESQL")
     void theNextGroupRunsWhileTheGroupAheadCommitsAndOutcomesKeepTheirOrder(TestDb database) throws Exception {
         open(database);
