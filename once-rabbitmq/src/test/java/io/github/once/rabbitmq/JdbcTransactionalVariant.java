@@ -3,7 +3,10 @@ package io.github.once.rabbitmq;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 
+import io.github.once.IdempotencyKey;
+import io.github.once.IdempotencyRecord;
 import io.github.once.IdempotentExecutor;
+import io.github.once.RecordState;
 import io.github.once.OnceListener;
 import io.github.once.jdbc.JdbcIdempotencyStore;
 import io.github.once.jdbc.JdbcTransactionScope;
@@ -31,6 +34,8 @@ final class JdbcTransactionalVariant implements StoreVariant {
     final String table = "once_rmq_" + suffix;
     final String effects = "once_rmq_fx_" + suffix;
     private final HikariDataSource direct;
+    /** Reads records through the test's own connections, which see committed rows only. */
+    private final JdbcIdempotencyStore reader;
     private final Map<IdempotentExecutor, HikariDataSource> pools = new ConcurrentHashMap<>();
 
     JdbcTransactionalVariant() throws SQLException {
@@ -46,7 +51,7 @@ final class JdbcTransactionalVariant implements StoreVariant {
             st.execute("CREATE TABLE " + effects + " (message_id VARCHAR(200) NOT NULL, token BIGINT NOT NULL)");
         }
         // Create the record table up front, directly, so executors behind a proxy need not.
-        JdbcIdempotencyStore.builder(direct).tableName(table).createTableIfMissing(true).build();
+        this.reader = JdbcIdempotencyStore.builder(direct).tableName(table).createTableIfMissing(true).build();
     }
 
     static HikariDataSource pool(String url, String name) {
@@ -101,6 +106,12 @@ final class JdbcTransactionalVariant implements StoreVariant {
             ps.setLong(2, context.fencingToken());
             ps.executeUpdate();
         }
+    }
+
+    /** Whether the record of {@code id} is completed and committed now. */
+    boolean committed(String namespace, String id) {
+        return reader.find(IdempotencyKey.of(namespace, id)).map(IdempotencyRecord::state)
+                .orElse(null) == RecordState.COMPLETED;
     }
 
     @Override

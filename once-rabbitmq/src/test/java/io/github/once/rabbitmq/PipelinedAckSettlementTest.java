@@ -1,10 +1,6 @@
 package io.github.once.rabbitmq;
 
-import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
-import com.rabbitmq.client.ConnectionFactory;
-import com.rabbitmq.client.Delivery;
-import com.rabbitmq.client.NoOpMetricsCollector;
 
 import io.github.once.Idempotency;
 import io.github.once.IdempotencyKey;
@@ -16,17 +12,8 @@ import io.github.once.RecordState;
 import io.github.once.Task;
 
 import java.time.Duration;
-import java.util.ArrayList;
-import java.util.List;
-import java.util.Map;
-import java.util.NavigableSet;
-import java.util.Set;
-import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.ConcurrentSkipListSet;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.concurrent.atomic.AtomicReference;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -51,8 +38,7 @@ class PipelinedAckSettlementTest {
     private RabbitFixture rabbit;
     private final InMemoryVariant variant = new InMemoryVariant();
     private final SeparateThreadStore store = new SeparateThreadStore(variant.store);
-    private final AckWatch acks = new AckWatch();
-    private final AtomicReference<OnceConsumer> consumer = new AtomicReference<>();
+    private final AckWatch acks = new AckWatch(this::recorded);
 
     @BeforeEach
     void setUp() {
@@ -69,130 +55,16 @@ class PipelinedAckSettlementTest {
         }
     }
 
-    /**
-     * Checks every ack as it is sent. Tags are per channel: the deliveries outstanding on each channel come from
-     * the client's hook, their message ids from the consumer's listener; a new channel with a reused number
-     * starts afresh.
-     */
-    final class AckWatch extends NoOpMetricsCollector {
-        final AtomicInteger single = new AtomicInteger();
-        final AtomicInteger multiple = new AtomicInteger();
-        final AtomicInteger covered = new AtomicInteger();
-        final List<String> early = new CopyOnWriteArrayList<>();
-        private final Map<Integer, NavigableSet<Long>> outstanding = new ConcurrentHashMap<>();
-        private final Map<Integer, Map<Long, String>> ids = new ConcurrentHashMap<>();
-        private final Map<Integer, Set<Long>> moved = new ConcurrentHashMap<>();
-
-        @Override
-        public void newChannel(Channel channel) {
-            outstanding.remove(channel.getChannelNumber());
-            ids.remove(channel.getChannelNumber());
-            moved.remove(channel.getChannelNumber());
-        }
-
-        /** A delivery to a consumer (the other overload is for {@code basic.get}). */
-        @Override
-        public void consumedMessage(Channel channel, long deliveryTag, String consumerTag) {
-            outstanding.computeIfAbsent(channel.getChannelNumber(), n -> new ConcurrentSkipListSet<>()).add(deliveryTag);
-        }
-
-        /** The consumer took a delivery in hand on its current channel. */
-        void delivered(Delivery delivery) {
-            ids.computeIfAbsent(channelNow(), n -> new ConcurrentHashMap<>())
-                    .put(delivery.getEnvelope().getDeliveryTag(), delivery.getProperties().getMessageId());
-        }
-
-        /** The consumer sent a copy of a delivery (a retry): its ack, once the copy is confirmed, needs no record. */
-        void moved(Delivery delivery) {
-            moved.computeIfAbsent(channelNow(), n -> ConcurrentHashMap.newKeySet())
-                    .add(delivery.getEnvelope().getDeliveryTag());
-        }
-
-        private int channelNow() {
-            return consumer.get().workers().get(0).channel().getChannelNumber();
-        }
-
-        @Override
-        public void basicAck(Channel channel, long deliveryTag, boolean multi) {
-            (multi ? multiple : single).incrementAndGet();
-            NavigableSet<Long> open = outstanding.getOrDefault(channel.getChannelNumber(), new ConcurrentSkipListSet<>());
-            List<Long> tags = multi ? new ArrayList<>(open.headSet(deliveryTag, true)) : List.of(deliveryTag);
-            Map<Long, String> byTag = ids.getOrDefault(channel.getChannelNumber(), Map.of());
-            Set<Long> copies = moved.getOrDefault(channel.getChannelNumber(), Set.of());
-            for (long tag : tags) {
-                covered.incrementAndGet();
-                String id = byTag.get(tag);
-                if (id == null || !(recorded(id) || copies.contains(tag))) {
-                    early.add(id + " (tag " + tag + (multi ? ", in a multiple ack to " + deliveryTag : "") + ")");
-                }
-                open.remove(tag);
-            }
-        }
-
-        /** A delivery given back (the client calls this overload; the metrics base ignores it). */
-        @Override
-        public void basicNack(Channel channel, long deliveryTag, boolean multi) {
-            NavigableSet<Long> open = outstanding.getOrDefault(channel.getChannelNumber(), new ConcurrentSkipListSet<>());
-            if (multi) {
-                open.headSet(deliveryTag, true).clear();
-            } else {
-                open.remove(deliveryTag);
-            }
-        }
-
-        @Override
-        public void basicReject(Channel channel, long deliveryTag, boolean requeue) {
-            basicNack(channel, deliveryTag, false);
-        }
-    }
-
     private boolean recorded(String id) {
         return variant.store.find(IdempotencyKey.of(rabbit.queue, id)).map(IdempotencyRecord::state)
                 .orElse(null) == RecordState.COMPLETED;
-    }
-
-    /** Hears each delivery for the watch, besides counting. */
-    private RecordingListener listener() {
-        return new RecordingListener() {
-            @Override
-            public void onDelivery(Delivery delivery, int attempt) {
-                super.onDelivery(delivery, attempt);
-                acks.delivered(delivery);
-            }
-
-            @Override
-            public void onRetry(Delivery delivery, IdempotencyKey key, ConsumerAction action, int nextAttempt,
-                                Duration delay) {
-                super.onRetry(delivery, key, action, nextAttempt, delay);
-                acks.moved(delivery);
-            }
-        };
-    }
-
-    private Connection watched() throws Exception {
-        ConnectionFactory f = RabbitFixture.factory();
-        f.setMetricsCollector(acks);
-        Connection c = f.newConnection("once-test-pipelined-acks");
-        rabbit.track(c::abort);
-        return c;
     }
 
     private OnceConsumer start(RecordingListener listener, OnceListener executorListener, MessageHandler handler)
             throws Exception {
         Idempotency executor = rabbit.track(Idempotency.builder(store)
                 .config(StoreVariant.config(Duration.ofSeconds(1))).listener(executorListener).build());
-        OnceConsumer built = OnceConsumer.builder(watched(), rabbit.queue, executor)
-                .pipelined(true)
-                .prefetch(50)
-                .retry(FAST)
-                .topology(Topology.declareAll(QueueType.CLASSIC))
-                .storeBackoff(Duration.ofMillis(100), Duration.ofMillis(400))
-                .shutdownTimeout(Duration.ofSeconds(5))
-                .listener(listener)
-                .handler(handler)
-                .build();
-        consumer.set(built);
-        return rabbit.track(built.start());
+        return acks.startPipelined(rabbit, executor, listener, handler, b -> b);
     }
 
     private void publish(int n, String prefix) throws Exception {
@@ -200,12 +72,13 @@ class PipelinedAckSettlementTest {
     }
 
     private void awaitQuiet(OnceConsumer c) {
-        await().atMost(Duration.ofSeconds(20)).until(() -> rabbit.allEmpty(FAST) && c.inFlight() == 0);
+        assertThat(c).isSameAs(acks.consumer());
+        acks.awaitQuiet(rabbit);
     }
 
     @Test
     void everyAckAndEveryMultipleAckCoversOnlyRecordedCompletions() throws Exception {
-        RecordingListener listener = listener();
+        RecordingListener listener = acks.listener();
         OnceConsumer c = start(listener, OnceListener.NONE, (d, ctx) -> variant.effect(ctx.key().id(), ctx));
         publish(500, "flow-");
 
@@ -221,13 +94,13 @@ class PipelinedAckSettlementTest {
 
     @Test
     void aChannelClosedMidPipelineAcksNothingUnrecordedAndNothingStale() throws Exception {
-        RecordingListener listener = listener();
+        RecordingListener listener = acks.listener();
         AtomicBoolean closed = new AtomicBoolean();
         AtomicInteger inHandAtClose = new AtomicInteger();
         OnceConsumer c = start(listener, OnceListener.NONE, (d, ctx) -> {
             if (ctx.key().id().equals("close-100") && closed.compareAndSet(false, true)) {
-                inHandAtClose.set(consumer.get().inFlight());
-                consumer.get().workers().get(0).channel().close();
+                inHandAtClose.set(acks.consumer().inFlight());
+                acks.consumer().workers().get(0).channel().close();
             }
             variant.effect(ctx.key().id(), ctx);
         });
@@ -248,7 +121,7 @@ class PipelinedAckSettlementTest {
 
     @Test
     void aStoreGoneMidPipelineAcksNothingUnrecordedAndRequeuesTheRest() throws Exception {
-        RecordingListener listener = listener();
+        RecordingListener listener = acks.listener();
         AtomicBoolean cut = new AtomicBoolean();
         UnrecordedCompletions unrecorded = new UnrecordedCompletions();
         OnceConsumer c = start(listener, unrecorded, (d, ctx) -> {
