@@ -7,6 +7,7 @@ import io.github.once.internal.StoreCallScope;
 import io.github.once.internal.StoreCalls;
 import io.github.once.internal.TaskSteps;
 import io.github.once.internal.UnitRunner;
+import io.github.once.spi.ClaimRequest;
 import io.github.once.spi.ExecutionScope;
 import io.github.once.spi.IdempotencyStore;
 import io.github.once.spi.UnitLostException;
@@ -130,7 +131,7 @@ public final class Idempotency implements IdempotentExecutor {
             return tasks.isEmpty() ? List.of() : List.of(execute(tasks.get(0)));
         }
         Instant start = clock.instant();
-        List<Outcome<T>> outcomes = runGroup(tasks, false).outcomes();
+        List<Outcome<T>> outcomes = runGroup(tasks, null, false).outcomes();
         for (Outcome<T> outcome : outcomes) {
             report(outcome, start);
         }
@@ -140,15 +141,17 @@ public final class Idempotency implements IdempotentExecutor {
     /**
      * The batch algorithm of {@link #executeAll}, without reporting outcomes. With {@code deferCommit}, a unit
      * that has something to keep is returned open, its commit the caller's; the outcomes hold once it committed.
+     * {@code requests} are the tasks' claim requests when the caller made them already, else null.
      */
-    private <T> GroupCommitPipeline.GroupRun<T> runGroup(List<Task<T>> tasks, boolean deferCommit) {
+    private <T> GroupCommitPipeline.GroupRun<T> runGroup(List<Task<T>> tasks, List<ClaimRequest> requests,
+                                                         boolean deferCommit) {
         Map<Integer, Outcome<T>> failed = new HashMap<>();
         int isolateFrom = tasks.size();
         while (true) {
             ExecutionScope.Unit unit = scope.begin();
             UnitRunner.Result<T> result;
             try {
-                result = deferCommit ? runner.runUncommitted(unit, tasks, failed, isolateFrom)
+                result = deferCommit ? runner.runUncommitted(unit, tasks, requests, failed, isolateFrom)
                         : runner.run(unit, tasks, failed, isolateFrom);
             } catch (UnitLostException lost) {
                 unit.close();
@@ -202,8 +205,8 @@ public final class Idempotency implements IdempotentExecutor {
         if (scope instanceof StoreCallScope) {
             return new StagedPipeline<>(steps, store, scope.begin(), clock, maxPerCall, onAnswer);
         }
-        return new GroupCommitPipeline<>(steps, tasks -> runGroup(tasks, true), committer(), clock, maxPerCall,
-                onAnswer);
+        return new GroupCommitPipeline<>(steps, (tasks, requests) -> runGroup(tasks, requests, true), committer(),
+                clock, maxPerCall, onAnswer);
     }
 
     /** The threads that commit the groups of pipelines in a committing scope, made at the first such pipeline. */

@@ -5,6 +5,7 @@ import io.github.once.OnceException;
 import io.github.once.Outcome;
 import io.github.once.Task;
 import io.github.once.TaskPipeline;
+import io.github.once.spi.ClaimRequest;
 import io.github.once.spi.ExecutionScope;
 
 import java.time.Clock;
@@ -23,7 +24,7 @@ import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
-import java.util.function.Function;
+import java.util.function.BiFunction;
 
 /**
  * The pipeline over a scope whose units commit (a database transaction): group commit. The tasks waiting when
@@ -47,11 +48,13 @@ public final class GroupCommitPipeline<T> implements TaskPipeline<T> {
 
     private static final class Entry<T> {
         final Task<T> task;
+        final ClaimRequest request;
         final Instant submitted;
         final CompletableFuture<Outcome<T>> done = new CompletableFuture<>();
 
-        Entry(Task<T> task, Instant submitted) {
+        Entry(Task<T> task, ClaimRequest request, Instant submitted) {
             this.task = task;
+            this.request = request;
             this.submitted = submitted;
         }
     }
@@ -65,7 +68,7 @@ public final class GroupCommitPipeline<T> implements TaskPipeline<T> {
     }
 
     private final TaskSteps steps;
-    private final Function<List<Task<T>>, GroupRun<T>> runGroup;
+    private final BiFunction<List<Task<T>>, List<ClaimRequest>, GroupRun<T>> runGroup;
     private final SafeListener listener;
     private final Executor committer;
     private final Clock clock;
@@ -82,14 +85,15 @@ public final class GroupCommitPipeline<T> implements TaskPipeline<T> {
     private int size;
 
     /**
-     * @param steps       the executor's steps, to check each task's request as it comes
-     * @param runGroup    runs a group's tasks in a unit of the scope up to (not including) its commit
+     * @param steps       the executor's steps, to make each task's claim request as it comes
+     * @param runGroup    runs a group's tasks, with their requests, in a unit of the scope up to (not including)
+     *                    its commit
      * @param committer   where commits run, off the driving thread
      * @param maxPerGroup most tasks in one group
      * @param wake        called on the committing thread whenever a commit answers
      */
-    public GroupCommitPipeline(TaskSteps steps, Function<List<Task<T>>, GroupRun<T>> runGroup, Executor committer,
-                               Clock clock, int maxPerGroup, Runnable wake) {
+    public GroupCommitPipeline(TaskSteps steps, BiFunction<List<Task<T>>, List<ClaimRequest>, GroupRun<T>> runGroup,
+                               Executor committer, Clock clock, int maxPerGroup, Runnable wake) {
         if (maxPerGroup < 1) {
             throw new IllegalArgumentException("maxPerGroup must be at least 1, but was " + maxPerGroup);
         }
@@ -105,12 +109,13 @@ public final class GroupCommitPipeline<T> implements TaskPipeline<T> {
     @Override
     public CompletionStage<Outcome<T>> submit(Task<T> task) {
         Objects.requireNonNull(task, "task");
+        ClaimRequest request;
         try {
-            steps.request(task); // a payload that cannot be fingerprinted fails its own task, not its group
+            request = steps.request(task); // a payload that cannot be fingerprinted fails its own task, not its group
         } catch (RuntimeException e) {
             return TaskSteps.refusedAtSubmit(ready, e);
         }
-        Entry<T> e = new Entry<>(task, clock.instant());
+        Entry<T> e = new Entry<>(task, request, clock.instant());
         waiting.add(e);
         size++;
         return e.done;
@@ -167,12 +172,14 @@ public final class GroupCommitPipeline<T> implements TaskPipeline<T> {
 
     private void run(List<Entry<T>> entries) {
         List<Task<T>> tasks = new ArrayList<>(entries.size());
+        List<ClaimRequest> requests = new ArrayList<>(entries.size());
         for (Entry<T> e : entries) {
             tasks.add(e.task);
+            requests.add(e.request);
         }
         GroupRun<T> ran;
         try {
-            ran = runGroup.apply(tasks); // an Error escapes to the driving thread, the unit rolled back
+            ran = runGroup.apply(tasks, requests); // an Error escapes to the driving thread, the unit rolled back
         } catch (RuntimeException e) {
             for (Entry<T> entry : entries) {
                 fail(entry, e);

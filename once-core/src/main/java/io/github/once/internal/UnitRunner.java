@@ -48,16 +48,17 @@ public final class UnitRunner {
      */
     public <T> Result<T> run(ExecutionScope.Unit unit, List<Task<T>> tasks, Map<Integer, Outcome<T>> failed,
                              int isolateFrom) {
-        return new Run<>(unit, tasks, failed, isolateFrom, true).run();
+        return new Run<>(unit, tasks, null, failed, isolateFrom, true).run();
     }
 
     /**
-     * As {@link #run}, but leaves the commit to the caller: when the result {@link Result#commitPending()}, the
-     * outcomes hold only once the caller has committed the unit (a unit with nothing to keep is rolled back here).
+     * As {@link #run}, with the tasks' claim requests made already (one each, in order), but leaves the commit to
+     * the caller: when the result {@link Result#commitPending()}, the outcomes hold only once the caller has
+     * committed the unit (a unit with nothing to keep is rolled back here).
      */
-    public <T> Result<T> runUncommitted(ExecutionScope.Unit unit, List<Task<T>> tasks, Map<Integer, Outcome<T>> failed,
-                                        int isolateFrom) {
-        return new Run<>(unit, tasks, failed, isolateFrom, false).run();
+    public <T> Result<T> runUncommitted(ExecutionScope.Unit unit, List<Task<T>> tasks, List<ClaimRequest> requests,
+                                        Map<Integer, Outcome<T>> failed, int isolateFrom) {
+        return new Run<>(unit, tasks, requests, failed, isolateFrom, false).run();
     }
 
     /**
@@ -97,8 +98,12 @@ public final class UnitRunner {
         private final List<Slot<T>> held = new ArrayList<>();
         private boolean claimedAny;
 
-        Run(ExecutionScope.Unit unit, List<Task<T>> tasks, Map<Integer, Outcome<T>> failed, int isolateFrom,
-            boolean commit) {
+        /** The tasks' claim requests when the caller made them (a fingerprint is a digest of the payload), or null. */
+        private final List<ClaimRequest> given;
+
+        Run(ExecutionScope.Unit unit, List<Task<T>> tasks, List<ClaimRequest> given, Map<Integer, Outcome<T>> failed,
+            int isolateFrom, boolean commit) {
+            this.given = given;
             this.unit = unit;
             this.commit = commit;
             this.tasks = tasks;
@@ -128,7 +133,7 @@ public final class UnitRunner {
             boolean[] repeat = new boolean[tasks.size()];
             Set<IdempotencyKey> seen = new HashSet<>();
             for (int i = 0; i < tasks.size(); i++) {
-                ClaimRequest request = steps.request(tasks.get(i));
+                ClaimRequest request = given != null ? given.get(i) : steps.request(tasks.get(i));
                 requests.add(request);
                 repeat[i] = !seen.add(request.key());
                 if (!repeat[i]) {
