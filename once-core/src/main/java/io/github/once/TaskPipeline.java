@@ -7,7 +7,9 @@ import java.util.concurrent.CompletionStage;
  * is in flight go out together in the next one, handlers run as soon as their claim answers, and the completions
  * of the handlers that finished while a completion call was in flight go out together in the next one. Made by
  * {@link Idempotency#pipeline(int, Runnable)}; each task's outcome is what {@link Idempotency#execute(Task)} would
- * answer for it (the same code decides), and the listener hears the same events.
+ * answer for it (the same code decides), and the listener hears the same events. In a scope whose units commit (a
+ * database transaction) the pipeline is group commit instead: the waiting tasks run as a batch in one unit, which
+ * commits on another thread while the next group runs; see {@link Idempotency#pipeline(int, Runnable)}.
  *
  * <p><b>One driving thread.</b> A pipeline is not thread-safe: one thread submits, calls {@link #step()} and
  * {@link #abandon}; handlers run on that thread, one at a time, and the listener hears every event but lease
