@@ -16,6 +16,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Nested;
+import org.junit.jupiter.api.parallel.Execution;
+import org.junit.jupiter.api.parallel.ExecutionMode;
+import org.junit.jupiter.api.parallel.ResourceLock;
 
 /**
  * The store contract on each database, under each isolation level: auto-commit READ COMMITTED statements, and
@@ -131,6 +134,8 @@ class JdbcStoreContractTest {
 
     @Nested
     @DisplayName("PostgreSQL, READ COMMITTED, auto-commit")
+    @Execution(ExecutionMode.CONCURRENT)
+    @ResourceLock("JdbcStoreContractTest.PostgresReadCommitted")
     class PostgresReadCommitted extends Variant {
         TestDb db() { return TestDb.POSTGRESQL; }
         String isolation() { return "TRANSACTION_READ_COMMITTED"; }
@@ -139,6 +144,8 @@ class JdbcStoreContractTest {
 
     @Nested
     @DisplayName("PostgreSQL, REPEATABLE READ, manual commit")
+    @Execution(ExecutionMode.CONCURRENT)
+    @ResourceLock("JdbcStoreContractTest.PostgresRepeatableRead")
     class PostgresRepeatableRead extends Variant {
         TestDb db() { return TestDb.POSTGRESQL; }
         String isolation() { return "TRANSACTION_REPEATABLE_READ"; }
@@ -147,6 +154,8 @@ class JdbcStoreContractTest {
 
     @Nested
     @DisplayName("MariaDB, REPEATABLE READ, auto-commit")
+    @Execution(ExecutionMode.CONCURRENT)
+    @ResourceLock("JdbcStoreContractTest.MariaDbRepeatableRead")
     class MariaDbRepeatableRead extends Variant {
         TestDb db() { return TestDb.MARIADB; }
         String isolation() { return "TRANSACTION_REPEATABLE_READ"; }
@@ -155,6 +164,8 @@ class JdbcStoreContractTest {
 
     @Nested
     @DisplayName("MariaDB, READ COMMITTED, manual commit")
+    @Execution(ExecutionMode.CONCURRENT)
+    @ResourceLock("JdbcStoreContractTest.MariaDbReadCommitted")
     class MariaDbReadCommitted extends Variant {
         TestDb db() { return TestDb.MARIADB; }
         String isolation() { return "TRANSACTION_READ_COMMITTED"; }
@@ -163,6 +174,8 @@ class JdbcStoreContractTest {
 
     @Nested
     @DisplayName("H2, READ COMMITTED, auto-commit")
+    @Execution(ExecutionMode.CONCURRENT)
+    @ResourceLock("JdbcStoreContractTest.H2ReadCommitted")
     class H2ReadCommitted extends Variant {
         TestDb db() { return TestDb.H2; }
         String isolation() { return "TRANSACTION_READ_COMMITTED"; }
@@ -171,6 +184,8 @@ class JdbcStoreContractTest {
 
     @Nested
     @DisplayName("H2, REPEATABLE READ, manual commit")
+    @Execution(ExecutionMode.CONCURRENT)
+    @ResourceLock("JdbcStoreContractTest.H2RepeatableRead")
     class H2RepeatableRead extends Variant {
         TestDb db() { return TestDb.H2; }
         String isolation() { return "TRANSACTION_REPEATABLE_READ"; }
