@@ -171,7 +171,7 @@ public final class OnceAdvice implements MethodInterceptor, AutoCloseable {
             ReplyCapture capture = ReplyCapture.forReplyTo(message.getMessageProperties().getReplyTo());
             Task<byte[]> task = new Task<>(admitted.key(), message.getBody(), ResultCodec.bytes(), ctx -> {
                 invocation.getArguments()[0] = capture.wrap(channel);
-                proceed(invocation);
+                OnceContext.runWith(ctx, () -> proceed(invocation)); // the listener's OnceContext.current()
                 return capture.encoded();
             });
             Outcome<byte[]> outcome;
