@@ -71,6 +71,9 @@ class GroupCommitAckSettlementTest {
         AtomicInteger inHandAtClose = new AtomicInteger();
         start(listener, (d, ctx) -> {
             if (ctx.key().id().equals("gc-close-100") && closed.compareAndSet(false, true)) {
+                // Close with deliveries behind this one in hand (they arrive while it waits; the publisher has
+                // 199 more to send, or the queue holds them), whether or not the consumer had caught up.
+                await().atMost(Duration.ofSeconds(10)).until(() -> acks.consumer().inFlight() > 1);
                 inHandAtClose.set(acks.consumer().inFlight());
                 acks.consumer().workers().get(0).channel().close();
             }

@@ -99,6 +99,9 @@ class PipelinedAckSettlementTest {
         AtomicInteger inHandAtClose = new AtomicInteger();
         OnceConsumer c = start(listener, OnceListener.NONE, (d, ctx) -> {
             if (ctx.key().id().equals("close-100") && closed.compareAndSet(false, true)) {
+                // Close with deliveries behind this one in hand (they arrive while it waits; the publisher has
+                // 199 more to send, or the queue holds them), whether or not the consumer had caught up.
+                await().atMost(Duration.ofSeconds(10)).until(() -> acks.consumer().inFlight() > 1);
                 inHandAtClose.set(acks.consumer().inFlight());
                 acks.consumer().workers().get(0).channel().close();
             }
