@@ -242,6 +242,27 @@ class GroupCommitPipelineTest {
     }
 
     @ParameterizedTest
+    @EnumSource(value = TestDb.class, names = {"POSTGRESQL", "MARIADB"})
+    void abandonEndsTheTasksNotRunAndLetsTheGroupInFlightCommit(TestDb database) throws Exception {
+        open(database);
+        TaskPipeline<String> pipeline = once.pipeline(1, wakes::release); // one task per group
+        submit(pipeline, "kept", "dropped-1", "dropped-2");
+        pipeline.step(); // the group [kept] runs; its commit starts
+        IllegalStateException stopping = new IllegalStateException("stopping");
+        pipeline.abandon(stopping);
+        drive(pipeline);
+
+        assertThat(outcomes.get("kept")).isInstanceOf(Outcome.Processed.class);
+        assertThat(seenAtOutcome.get("kept")).isEqualTo("1 effect(s), record COMPLETED");
+        assertThat(failures).containsOnlyKeys("dropped-1", "dropped-2");
+        assertThat(failures.get("dropped-1")).isSameAs(stopping);
+        assertThat(runs).as("handlers run").containsOnlyKeys("kept");
+        for (String id : List.of("dropped-1", "dropped-2")) {
+            assertThat(record(id)).as(id).isEmpty();
+        }
+    }
+
+    @ParameterizedTest
     @EnumSource(value = TestDb.class, names = "POSTGRESQL")
     void theNextGroupRunsWhileTheGroupAheadCommitsAndOutcomesKeepTheirOrder(TestDb database) throws Exception {
         open(database);
