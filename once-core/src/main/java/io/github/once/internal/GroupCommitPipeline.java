@@ -1,7 +1,6 @@
 package io.github.once.internal;
 
 import io.github.once.IdempotencyKey;
-import io.github.once.OnceException;
 import io.github.once.Outcome;
 import io.github.once.Task;
 import io.github.once.TaskPipeline;
@@ -80,7 +79,9 @@ public final class GroupCommitPipeline<T> implements TaskPipeline<T> {
     private final Queue<Answer<T>> answers = new ConcurrentLinkedQueue<>();
     /** Stages to complete once the pipeline's own state is consistent, so callbacks may submit or abandon. */
     private final Queue<Runnable> ready = new ArrayDeque<>();
-    private Group<T> committing;
+    /** Whether a group's commit is in flight. */
+    private boolean committing;
+    /** The group run and waiting for the commit in flight to answer, or null. */
     private Group<T> next;
     private int size;
 
@@ -186,9 +187,6 @@ public final class GroupCommitPipeline<T> implements TaskPipeline<T> {
             }
             return;
         }
-        if (ran.outcomes() == null || ran.outcomes().size() != entries.size()) {
-            throw new IllegalStateException("a group of " + entries.size() + " answered " + ran.outcomes());
-        }
         Group<T> group = new Group<>(entries, ran.outcomes(), ran.uncommitted());
         if (group.unit() == null) {
             finish(group); // committed already (one by one after a lost race), or nothing to commit
@@ -197,7 +195,7 @@ public final class GroupCommitPipeline<T> implements TaskPipeline<T> {
         for (Entry<T> e : entries) {
             inPlay.add(e.task.key());
         }
-        if (committing == null) {
+        if (!committing) {
             commit(group);
         } else {
             next = group;
@@ -205,7 +203,7 @@ public final class GroupCommitPipeline<T> implements TaskPipeline<T> {
     }
 
     private void commit(Group<T> group) {
-        committing = group;
+        committing = true;
         Runnable commit = () -> {
             Throwable failure = null;
             try (ExecutionScope.Unit unit = group.unit()) {
@@ -227,15 +225,14 @@ public final class GroupCommitPipeline<T> implements TaskPipeline<T> {
         boolean any = false;
         for (Answer<T> a; (a = answers.poll()) != null; ) {
             any = true;
-            committing = null;
+            committing = false;
             for (Entry<T> e : a.group().entries()) {
                 inPlay.remove(e.task.key());
             }
             if (a.failure() == null) {
                 finish(a.group());
             } else {
-                RuntimeException cause = a.failure() instanceof RuntimeException r ? r
-                        : new OnceException("commit failed", a.failure());
+                RuntimeException cause = TaskSteps.runtime(a.failure());
                 for (Entry<T> e : a.group().entries()) {
                     fail(e, cause);
                 }

@@ -292,7 +292,7 @@ public final class StagedPipeline<T> implements TaskPipeline<T> {
             if (failure instanceof StoreRejectedException) {
                 finish(e, new Outcome.Failed<>(e.task.key(), failure)); // that one record is refused, every time
             } else {
-                fail(e, runtime(failure));
+                fail(e, TaskSteps.runtime(failure));
             }
         }
     }
@@ -409,7 +409,7 @@ public final class StagedPipeline<T> implements TaskPipeline<T> {
             if (failure instanceof StoreRejectedException) {
                 finish(e, new Outcome.Failed<>(e.task.key(), failure));
             } else {
-                fail(e, runtime(failure));
+                fail(e, TaskSteps.runtime(failure));
             }
         }
     }
@@ -512,10 +512,6 @@ public final class StagedPipeline<T> implements TaskPipeline<T> {
 
     private static Throwable unwrap(Throwable failure) {
         return failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
-    }
-
-    private static RuntimeException runtime(Throwable failure) {
-        return failure instanceof RuntimeException r ? r : new OnceException("store call failed", failure);
     }
 
     // ---- outcomes

@@ -43,6 +43,11 @@ public final class TaskSteps {
         return failed;
     }
 
+    /** A store call's failure as the pipelines hand it to a task's stage: as it is, or wrapped when not unchecked. */
+    static RuntimeException runtime(Throwable failure) {
+        return failure instanceof RuntimeException r ? r : new OnceException("store call failed", failure);
+    }
+
     private final IdempotencyConfig config;
     private final IdempotencyStore store;
     private final StoreCalls calls;
