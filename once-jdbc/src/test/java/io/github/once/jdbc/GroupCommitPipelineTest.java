@@ -6,6 +6,7 @@ import io.github.once.IdempotencyConfig;
 import io.github.once.IdempotencyKey;
 import io.github.once.IdempotencyRecord;
 import io.github.once.Outcome;
+import io.github.once.PayloadFingerprint;
 import io.github.once.RecordState;
 import io.github.once.ResultCodec;
 import io.github.once.Task;
@@ -59,6 +60,10 @@ class GroupCommitPipelineTest {
     private boolean atCommit;
 
     void open(TestDb database) throws SQLException {
+        open(database, PayloadFingerprint.SHA_256);
+    }
+
+    void open(TestDb database, PayloadFingerprint fingerprint) throws SQLException {
         db = database;
         pool = db.pool("TRANSACTION_READ_COMMITTED", true);
         store = JdbcIdempotencyStore.builder(pool).tableName(TestDb.randomTable("once_gc"))
@@ -69,7 +74,8 @@ class GroupCommitPipelineTest {
         }
         namespace = "gc" + UUID.randomUUID().toString().replace("-", "").substring(0, 16);
         once = JdbcTransactionScope.executor(store)
-                .config(IdempotencyConfig.custom().leaseDuration(Duration.ofSeconds(30)).build()).build();
+                .config(IdempotencyConfig.custom().leaseDuration(Duration.ofSeconds(30)).fingerprint(fingerprint)
+                        .build()).build();
     }
 
     @AfterEach
@@ -205,6 +211,30 @@ class GroupCommitPipelineTest {
         assertThat(record("fail-c")).as("released, not completed").contains(RecordState.IN_PROGRESS);
         assertThat(store.claim(new ClaimRequest(key("fail-c"), null, Duration.ofSeconds(5), Duration.ofMinutes(5))))
                 .as("the failed task's key is free for its retry").isInstanceOf(ClaimResult.Acquired.class);
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = TestDb.class, names = {"POSTGRESQL", "MARIADB"})
+    void aPayloadThatCannotBeFingerprintedFailsItsOwnTaskAndNotItsGroup(TestDb database) throws Exception {
+        IllegalArgumentException refused = new IllegalArgumentException("body is not JSON");
+        open(database, payload -> {
+            if (new String(payload).equals("malformed")) {
+                throw refused;
+            }
+            return PayloadFingerprint.SHA_256.of(payload);
+        });
+        TaskPipeline<String> pipeline = once.pipeline(10, wakes::release);
+        submit(pipeline, "before", "malformed", "after");
+        drive(pipeline);
+
+        assertThat(failures).containsOnlyKeys("malformed");
+        assertThat(failures.get("malformed")).isSameAs(refused);
+        assertThat(runs).as("handlers run").containsOnlyKeys("before", "after");
+        assertThat(record("malformed")).isEmpty();
+        for (String id : List.of("before", "after")) {
+            assertThat(outcomes.get(id)).as(id).isInstanceOf(Outcome.Processed.class);
+            assertThat(seenAtOutcome.get(id)).as(id).isEqualTo("1 effect(s), record COMPLETED");
+        }
     }
 
     @ParameterizedTest
