@@ -27,7 +27,6 @@ import java.util.Objects;
 import java.util.Queue;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentLinkedQueue;
 import java.util.function.Supplier;
@@ -477,7 +476,7 @@ public final class StagedPipeline<T> implements TaskPipeline<T> {
         try {
             stage.whenComplete((results, failure) -> {
                 inline[0] = sending && Thread.currentThread() == driver;
-                answers.add(new Answer<>(claims, group, results, unwrap(failure), System.nanoTime() - started));
+                answers.add(new Answer<>(claims, group, results, Futures.unwrapped(failure), System.nanoTime() - started));
                 wake.run();
             });
         } finally {
@@ -508,10 +507,6 @@ public final class StagedPipeline<T> implements TaskPipeline<T> {
                     + " " + what + (a.results().contains(null) ? " with a null" : "")) + " for " + a.group().size());
         }
         return null;
-    }
-
-    private static Throwable unwrap(Throwable failure) {
-        return failure instanceof CompletionException && failure.getCause() != null ? failure.getCause() : failure;
     }
 
     // ---- outcomes

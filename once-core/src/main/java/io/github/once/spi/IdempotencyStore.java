@@ -92,6 +92,22 @@ public interface IdempotencyStore extends AutoCloseable {
     }
 
     /**
+     * Writes each copy as a completed record, with its result and retention, where this store holds no live record
+     * of its key (none, or one past its expiry); a key whose record is live, in progress or completed, is left as
+     * it is. For stores that hold copies of another store's records (a {@link io.github.once.TieredIdempotencyStore}'s
+     * front). Fails as {@link #completeAllAsync} does.
+     *
+     * <p>The default claims the keys ({@link #claimAllAsync}, no fingerprint, a 10-second lease) and completes the
+     * claims it acquired ({@link #completeAllAsync}), each with what is left of its copy's retention: two calls, and
+     * a claim in progress that others may see between them. Stores override it with one step per key.
+     *
+     * @return for each copy, in order, whether it was written
+     */
+    default CompletionStage<List<Boolean>> insertCopiesAsync(List<RecordCopy> copies) {
+        return CopyInsertion.byClaimAndComplete(this, copies);
+    }
+
+    /**
      * Gives the key back so that a redelivery can claim it at once. The record keeps its fencing counter.
      *
      * @return false when the lease is no longer current

@@ -9,6 +9,7 @@ import io.github.once.spi.ClaimResult;
 import io.github.once.spi.Completion;
 import io.github.once.spi.IdempotencyStore;
 import io.github.once.spi.Lease;
+import io.github.once.spi.RecordCopy;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisURI;
@@ -157,6 +158,17 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
                 () -> Calls.completions(keys, completions), RedisIdempotencyStore::completionResults);
     }
 
+    /**
+     * One step per key ({@code insert.lua}: a look-up, the record's fields and its expiry), one script call per
+     * chunk on a single Redis and one pipelined call per key on a cluster, without holding any thread, as
+     * {@link #claimAllAsync}. The record it writes holds no fingerprint.
+     */
+    @Override
+    public CompletionStage<List<Boolean>> insertCopiesAsync(List<RecordCopy> copies) {
+        return onEachKeyAsync(LuaScript.INSERT, LuaScript.INSERT_ALL, ScriptOutputType.INTEGER,
+                () -> Calls.inserts(keys, copies), RedisIdempotencyStore::completionResults);
+    }
+
     private static List<Boolean> completionResults(List<Object> replies) {
         List<Boolean> done = new ArrayList<>(replies.size());
         for (Object reply : replies) {
@@ -174,6 +186,18 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
                 ClaimRequest request = requests.get(i);
                 calls.keyNames[i] = keys.key(request.key());
                 calls.args[i] = claimArgs(request);
+            }
+            return calls;
+        }
+
+        static Calls inserts(KeyLayout keys, List<RecordCopy> copies) {
+            int n = copies.size();
+            Calls calls = new Calls(new byte[n][], new byte[n][][]);
+            for (int i = 0; i < n; i++) {
+                RecordCopy copy = copies.get(i);
+                calls.keyNames[i] = keys.key(copy.key());
+                calls.args[i] = new byte[][] {millis(copy.retention()),
+                    copy.result() == null ? WITHOUT_RESULT : WITH_RESULT, copy.result() == null ? EMPTY : copy.result()};
             }
             return calls;
         }

@@ -6,6 +6,7 @@ import io.github.once.RecordState;
 import io.github.once.spi.ClaimRequest;
 import io.github.once.spi.ClaimResult;
 import io.github.once.spi.Completion;
+import io.github.once.spi.RecordCopy;
 import io.github.once.spi.Lease;
 import io.github.once.testkit.Answers;
 import io.lettuce.core.RedisClient;
@@ -221,6 +222,29 @@ class RedisRoundTripTest {
                 assertThat(found.get(i)).as("never claimed: %s", keys.get(i)).isEmpty();
             }
         }
+    }
+
+    @Test
+    void insertCopiesIsOneEvalshaForTheBatchAndOneStepPerKey() {
+        List<RecordCopy> copies = new ArrayList<>();
+        for (int i = 0; i < N; i++) {
+            copies.add(new RecordCopy(IdempotencyKey.of(namespace, "copy-" + i), ("r" + i).getBytes(StandardCharsets.UTF_8),
+                    RETENTION));
+        }
+        stats.reset();
+        long baseline = stats.reads();
+        stats.reset();
+
+        List<Boolean> written = store.insertCopiesAsync(copies).toCompletableFuture().join();
+
+        long reads = stats.reads() - baseline;
+        assertThat(written).hasSize(N).containsOnly(true);
+        assertThat(allCommands()).as("commands to insert %d copies", N)
+                .isEqualTo(Map.of("evalsha", 1L, "time", 1L, "hmget", (long) N, "hset", (long) N, "pexpireat", (long) N));
+        assertThat(reads).as("socket reads for a batch of %d copies", N).isEqualTo(1);
+        IdempotencyRecord record = store.find(IdempotencyKey.of(namespace, "copy-7")).orElseThrow();
+        assertThat(record.state()).isEqualTo(RecordState.COMPLETED);
+        assertThat(record.result()).isEqualTo("r7".getBytes(StandardCharsets.UTF_8));
     }
 
     @Test

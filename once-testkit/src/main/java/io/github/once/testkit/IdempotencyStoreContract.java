@@ -9,6 +9,7 @@ import io.github.once.spi.ClaimResult;
 import io.github.once.spi.Completion;
 import io.github.once.spi.IdempotencyStore;
 import io.github.once.spi.Lease;
+import io.github.once.spi.RecordCopy;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -682,6 +683,60 @@ public abstract class IdempotencyStoreContract {
     void asyncEmptyBatches() {
         assertThat(settle(store.claimAllAsync(List.of()))).isEmpty();
         assertThat(settle(store.completeAllAsync(List.of()))).isEmpty();
+        assertThat(settle(store.insertCopiesAsync(List.of()))).isEmpty();
+    }
+
+    // ---------------------------------------------------------------- copies (a tiered store's front)
+
+    @Test
+    @DisplayName("insertCopiesAsync writes completed records where a key has none and leaves live records as they are")
+    void insertCopiesWritesOnlyWhereNoLiveRecord() {
+        IdempotencyKey absent = key("copy-absent");
+        IdempotencyKey withoutResult = key("copy-without-result");
+        IdempotencyKey working = key("copy-working");
+        IdempotencyKey done = key("copy-done");
+        Lease inProgress = acquire(working);
+        assertThat(store.complete(acquire(done), bytes("original"), RETENTION)).isTrue();
+        Instant before = Instant.now();
+
+        List<Boolean> written = settle(store.insertCopiesAsync(List.of(
+                new RecordCopy(absent, bytes("copy"), RETENTION),
+                new RecordCopy(withoutResult, null, RETENTION),
+                new RecordCopy(working, bytes("copy"), RETENTION),
+                new RecordCopy(done, bytes("copy"), RETENTION),
+                new RecordCopy(absent, bytes("again"), RETENTION))));
+
+        Instant after = Instant.now();
+        assertThat(written).containsExactly(true, true, false, false, false);
+        IdempotencyRecord copy = store.find(absent).orElseThrow();
+        assertThat(copy.state()).isEqualTo(RecordState.COMPLETED);
+        assertThat(copy.result()).isEqualTo(bytes("copy"));
+        assertThat(copy.fingerprint()).isNull();
+        assertThat(copy.expiresAt()).isBetween(before.plus(RETENTION).minusSeconds(5),
+                after.plus(RETENTION).plusSeconds(5));
+        assertThat(store.find(withoutResult).orElseThrow().state()).isEqualTo(RecordState.COMPLETED);
+        assertThat(store.find(withoutResult).orElseThrow().result()).isNull();
+        IdempotencyRecord stillWorking = store.find(working).orElseThrow();
+        assertThat(stillWorking.state()).isEqualTo(RecordState.IN_PROGRESS);
+        assertThat(stillWorking.token()).isEqualTo(inProgress.token());
+        assertThat(store.find(done).orElseThrow().result()).isEqualTo(bytes("original"));
+        ClaimResult claim = store.claim(request(absent, "fp-1", LONG));
+        assertThat(claim).isInstanceOf(ClaimResult.Duplicate.class);
+        assertThat(((ClaimResult.Duplicate) claim).record().result()).isEqualTo(bytes("copy"));
+    }
+
+    @Test
+    @DisplayName("insertCopiesAsync writes over a record past its retention")
+    void insertCopiesReplacesAnExpiredRecord() {
+        IdempotencyKey key = key("copy-expired");
+        assertThat(store.complete(acquire(key), bytes("old"), shortLease())).isTrue();
+        await().atMost(shortLease().multipliedBy(10)).pollInterval(Duration.ofMillis(50))
+                .until(() -> store.find(key).isEmpty());
+
+        assertThat(settle(store.insertCopiesAsync(List.of(new RecordCopy(key, bytes("new"), RETENTION)))))
+                .containsExactly(true);
+
+        assertThat(store.find(key).orElseThrow().result()).isEqualTo(bytes("new"));
     }
 
     @Test
@@ -732,6 +787,8 @@ public abstract class IdempotencyStoreContract {
             List<Completion> completions = List.of(new Completion(forged, bytes("x"), RETENTION));
             assertThat(outcome(failing.completeAllAsync(completions)))
                     .isEqualTo(outcome(() -> failing.completeAll(completions)));
+            assertThat(failureOf(failing.insertCopiesAsync(
+                    List.of(new RecordCopy(key("failing-copy"), bytes("x"), RETENTION))))).hasSameClassAs(sync);
         }
     }
 
