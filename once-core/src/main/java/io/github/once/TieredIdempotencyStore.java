@@ -2,12 +2,14 @@ package io.github.once;
 
 import io.github.once.internal.Durations;
 import io.github.once.internal.FrontCopy;
+import io.github.once.internal.Futures;
 import io.github.once.spi.ClaimRequest;
 import io.github.once.spi.ClaimResult;
 import io.github.once.spi.Completion;
 import io.github.once.spi.ExecutionScope;
 import io.github.once.spi.IdempotencyStore;
 import io.github.once.spi.Lease;
+import io.github.once.spi.RecordCopy;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -21,7 +23,8 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ExecutionException;
+import java.util.concurrent.Executor;
+import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
@@ -49,13 +52,16 @@ import org.slf4j.LoggerFactory;
  * the store of record first and copied to the front after it (after the commit, in a transaction); a duplicate the
  * store of record answers is copied to the front too, so a front that was emptied fills again.
  *
- * <p>Copies are written off the caller's thread, with the front's {@link IdempotencyStore#claimAllAsync} and then
- * {@link IdempotencyStore#completeAllAsync} (the copies of one call in one batch of each): the caller returns once
- * the store of record has answered, since no answer depends on a copy. A front whose asynchronous calls are the
- * SPI's synchronous defaults (the in-memory store) still writes them on the caller's thread. At most
- * {@link Builder#maxCopiesInFlight(int)} copies (1,024 by default) are in flight at once; a copy beyond that is
- * skipped and counted ({@link #copiesSkipped()}), never waited for and never queued: the next duplicate that reaches
- * the store of record copies the record then.
+ * <p>Copies are written off the caller's thread, with the front's {@link IdempotencyStore#insertCopiesAsync} (one
+ * step per key on Redis, a claim and a completion on stores that keep the SPI's default): the caller returns once the
+ * store of record has answered, since no answer depends on a copy. A copy waits for the next look-up of the front to
+ * be answered, or at most {@link Builder#copyDelay(Duration)} (20 ms), and goes with the others waiting in one batch:
+ * so a claim's look-up never queues behind the previous batch's copies on the front's connection. Until then a
+ * duplicate of its key is answered by the store of record, as it would be with an empty front. A front whose
+ * asynchronous calls are the SPI's synchronous defaults (the in-memory store) writes them on the thread that sends
+ * them. At most {@link Builder#maxCopiesInFlight(int)} copies (1,024 by default) wait or are in flight at once; a
+ * copy beyond that is skipped and counted ({@link #copiesSkipped()}), never waited for and never queued: the next
+ * duplicate that reaches the store of record copies the record then.
  *
  * <p>Losing the front never changes an answer: a front that was flushed or restarted empty only sends claims to
  * the store of record; a front that fails is logged, counted ({@link #frontFailures()}, {@link Listener}) and
@@ -71,12 +77,12 @@ import org.slf4j.LoggerFactory;
 public final class TieredIdempotencyStore implements IdempotencyStore {
 
     private static final Logger log = LoggerFactory.getLogger(TieredIdempotencyStore.class);
-    /** How long the front's own claim of a key lasts while a copy is written (two calls). */
-    private static final Duration COPY_LEASE = Duration.ofSeconds(10);
     /** Claims whose fingerprint is remembered until their completion; beyond this, the oldest are forgotten. */
     private static final int MAX_PENDING = 100_000;
     /** Copies written to the front at once, by default; beyond it a copy is skipped. */
     private static final int MAX_COPIES_IN_FLIGHT = 1_024;
+    /** How long a copy waits for the next look-up at most, by default. */
+    private static final Duration COPY_DELAY = Duration.ofMillis(20);
     /** How long {@link #close()} waits for the copies in flight before it closes the front. */
     private static final int CLOSE_WAIT_SECONDS = 2;
 
@@ -86,6 +92,13 @@ public final class TieredIdempotencyStore implements IdempotencyStore {
     private final Listener listener;
     private final Clock clock;
     private final int maxCopiesInFlight;
+    private final Duration copyDelay;
+    /** Runs a task once the copy delay is over (on the JDK's shared delay scheduler, then the common pool). */
+    private final Executor afterDelay;
+    /** Copies held until the next look-up is answered or the delay is over; their places in flight are taken. */
+    private final List<IdempotencyRecord> waiting = new ArrayList<>();
+    /** Whether a task that sends the waiting copies is scheduled; guarded by {@link #waiting}. */
+    private boolean flushScheduled;
     private final Map<Pending, String> fingerprints = new LinkedHashMap<>(16, 0.75f, false) {
         @Override
         protected boolean removeEldestEntry(Map.Entry<Pending, String> eldest) {
@@ -125,6 +138,8 @@ public final class TieredIdempotencyStore implements IdempotencyStore {
         this.listener = b.listener;
         this.clock = b.clock;
         this.maxCopiesInFlight = b.maxCopiesInFlight;
+        this.copyDelay = b.copyDelay;
+        this.afterDelay = CompletableFuture.delayedExecutor(b.copyDelay.toNanos(), TimeUnit.NANOSECONDS);
     }
 
     /** A tiered store with the default settings: {@code front} before {@code records}, the store of record. */
@@ -162,7 +177,7 @@ public final class TieredIdempotencyStore implements IdempotencyStore {
         return copiesSkipped.get();
     }
 
-    /** Copies to the front written now (sent, not yet answered). */
+    /** Copies to the front not written yet: waiting to be sent, or sent and not yet answered. */
     public int copiesInFlight() {
         return copiesInFlight.get();
     }
@@ -281,6 +296,7 @@ public final class TieredIdempotencyStore implements IdempotencyStore {
     @Override
     public void close() {
         closing = true;
+        sendWaiting(false);
         awaitCopies(TimeUnit.SECONDS.toNanos(CLOSE_WAIT_SECONDS));
         try {
             front.close();
@@ -307,6 +323,8 @@ public final class TieredIdempotencyStore implements IdempotencyStore {
         } catch (RuntimeException e) {
             frontFailed("find", e);
             return null;
+        } finally {
+            sendWaiting(false);
         }
         return answerFromCopy(request, found);
     }
@@ -324,6 +342,8 @@ public final class TieredIdempotencyStore implements IdempotencyStore {
                 found = front.findAll(keys);
             } catch (RuntimeException e) {
                 frontFailed("find", e);
+            } finally {
+                sendWaiting(false);
             }
         }
         for (int i = 0; i < requests.size(); i++) {
@@ -352,37 +372,84 @@ public final class TieredIdempotencyStore implements IdempotencyStore {
     }
 
     /**
-     * Copies completed records to the front, each as a claim and a completion of its own record there, without
-     * waiting: all of them with one {@code claimAllAsync}, then one {@code completeAllAsync} for those acquired.
-     * Copies beyond {@link #maxCopiesInFlight} are skipped and counted.
+     * Copies completed records to the front without waiting, all of them with one
+     * {@link IdempotencyStore#insertCopiesAsync} (a key the front holds already is left as it is). Copies beyond
+     * {@link #maxCopiesInFlight} are skipped and counted.
      */
     private void copyToFront(List<IdempotencyRecord> completed) {
         if (completed.isEmpty() || closing || frontPaused()) {
             return;
         }
-        Instant now = clock.instant();
-        List<IdempotencyRecord> copies = new ArrayList<>(completed.size());
-        List<ClaimRequest> claims = new ArrayList<>(completed.size());
-        for (IdempotencyRecord record : completed) {
-            Duration left = Duration.between(now, record.expiresAt());
-            if (left.isNegative() || left.isZero()) {
-                continue;
-            }
-            copies.add(record);
-            claims.add(new ClaimRequest(record.key(), null, COPY_LEASE, left));
-        }
-        int granted = reserveCopies(copies.size());
-        if (granted < copies.size()) {
-            copiesSkipped.addAndGet(copies.size() - granted);
+        int granted = reserveCopies(completed.size());
+        if (granted < completed.size()) {
+            copiesSkipped.addAndGet(completed.size() - granted);
         }
         if (granted == 0) {
             return;
         }
-        List<IdempotencyRecord> sent = copies.subList(0, granted);
+        List<IdempotencyRecord> held = completed.subList(0, granted);
+        if (copyDelay.isZero()) {
+            send(new ArrayList<>(held));
+            return;
+        }
+        boolean schedule;
+        synchronized (waiting) {
+            waiting.addAll(held);
+            schedule = !flushScheduled;
+            flushScheduled = true;
+        }
+        if (schedule) {
+            try {
+                afterDelay.execute(() -> sendWaiting(true));
+            } catch (RejectedExecutionException e) {
+                sendWaiting(true);
+            }
+        }
+    }
+
+    /**
+     * Sends the copies waiting, if any: after a look-up was answered (so that a look-up never queues behind copies
+     * on the front's connection), when the copy delay is over, and on close. Only the delay's own task clears the
+     * mark that one is scheduled, so a copy added meanwhile is always covered by it.
+     */
+    private void sendWaiting(boolean delayOver) {
+        List<IdempotencyRecord> batch;
+        synchronized (waiting) {
+            if (delayOver) {
+                flushScheduled = false;
+            }
+            if (waiting.isEmpty()) {
+                return;
+            }
+            batch = new ArrayList<>(waiting);
+            waiting.clear();
+        }
+        send(batch);
+    }
+
+    /**
+     * Writes copies (their places among those in flight already taken) with one {@code insertCopiesAsync}, each
+     * for what is left of its record's retention now; one whose record has expired is dropped.
+     */
+    private void send(List<IdempotencyRecord> records) {
+        Instant now = clock.instant();
+        List<RecordCopy> copies = new ArrayList<>(records.size());
+        for (IdempotencyRecord record : records) {
+            Duration left = Duration.between(now, record.expiresAt());
+            if (!left.isNegative() && !left.isZero()) {
+                copies.add(new RecordCopy(record.key(), FrontCopy.encode(record), left));
+            }
+        }
+        int expired = records.size() - copies.size();
+        if (expired > 0) {
+            releaseCopies(expired);
+        }
+        if (copies.isEmpty()) {
+            return;
+        }
         CompletionStage<List<Boolean>> written;
         try {
-            written = front.claimAllAsync(claims.subList(0, granted))
-                    .thenCompose(answers -> completeCopies(copyCompletions(sent, answers)));
+            written = front.insertCopiesAsync(copies);
         } catch (RuntimeException e) {
             written = CompletableFuture.failedFuture(e);
         }
@@ -392,34 +459,9 @@ public final class TieredIdempotencyStore implements IdempotencyStore {
                     frontFailed("copy", unchecked(failure));
                 }
             } finally {
-                releaseCopies(granted);
+                releaseCopies(copies.size());
             }
         });
-    }
-
-    /**
-     * The completions of the copies whose front claims were acquired. Busy: another process is writing the same
-     * copy; Duplicate: it is there already. Each keeps what is left of its record's retention now.
-     */
-    private List<Completion> copyCompletions(List<IdempotencyRecord> copies, List<ClaimResult> answers) {
-        if (answers.size() != copies.size()) {
-            throw new OnceException("front answered " + answers.size() + " claims for " + copies.size() + " copies");
-        }
-        Instant now = clock.instant();
-        List<Completion> completions = new ArrayList<>(copies.size());
-        for (int i = 0; i < copies.size(); i++) {
-            Duration left = Duration.between(now, copies.get(i).expiresAt());
-            if (answers.get(i) instanceof ClaimResult.Acquired acquired && !left.isNegative() && !left.isZero()) {
-                completions.add(new Completion(acquired.lease(), FrontCopy.encode(copies.get(i)), left));
-            }
-        }
-        return completions;
-    }
-
-    /** The front's completions of the copies, none when the front acquired none (all there already, or busy). */
-    private CompletionStage<List<Boolean>> completeCopies(List<Completion> completions) {
-        return completions.isEmpty() ? CompletableFuture.completedFuture(List.of())
-                : front.completeAllAsync(completions);
     }
 
     /** Takes up to {@code wanted} places among the copies in flight; returns how many it took. */
@@ -556,7 +598,7 @@ public final class TieredIdempotencyStore implements IdempotencyStore {
         CompletableFuture<R> answer = new CompletableFuture<>();
         stage.whenComplete((value, failure) -> {
             if (failure != null) {
-                answer.completeExceptionally(unwrapped(failure));
+                answer.completeExceptionally(Futures.unwrapped(failure));
                 return;
             }
             try {
@@ -568,19 +610,9 @@ public final class TieredIdempotencyStore implements IdempotencyStore {
         return answer;
     }
 
-    /** The failure inside the wrappers that futures put around it. */
-    private static Throwable unwrapped(Throwable failure) {
-        Throwable cause = failure;
-        while ((cause instanceof CompletionException || cause instanceof ExecutionException)
-                && cause.getCause() != null) {
-            cause = cause.getCause();
-        }
-        return cause;
-    }
-
     /** The failure of an asynchronous call, unwrapped, as the unchecked exception its synchronous call throws. */
     private static RuntimeException unchecked(Throwable failure) {
-        Throwable cause = unwrapped(failure);
+        Throwable cause = Futures.unwrapped(failure);
         return cause instanceof RuntimeException e ? e : new StoreUnavailableException("the front failed", cause);
     }
 
@@ -740,6 +772,7 @@ public final class TieredIdempotencyStore implements IdempotencyStore {
         private Listener listener = Listener.NONE;
         private Clock clock = Clock.systemUTC();
         private int maxCopiesInFlight = MAX_COPIES_IN_FLIGHT;
+        private Duration copyDelay = COPY_DELAY;
 
         private Builder(IdempotencyStore front, IdempotencyStore records) {
             this.front = Objects.requireNonNull(front, "front");
@@ -776,6 +809,20 @@ public final class TieredIdempotencyStore implements IdempotencyStore {
                 throw new IllegalArgumentException("maxCopiesInFlight must be at least 1, not " + maxCopiesInFlight);
             }
             this.maxCopiesInFlight = maxCopiesInFlight;
+            return this;
+        }
+
+        /**
+         * How long a copy may wait for the next look-up of the front before it is sent on its own (20 ms by
+         * default). A look-up sends the copies waiting as soon as it is answered: on one connection, as the Redis
+         * store has, a look-up sent after a batch of copies would wait for them, and in a consumer the next claim's
+         * look-up comes right after a batch's completions. {@link Duration#ZERO} sends each call's copies at once.
+         */
+        public Builder copyDelay(Duration copyDelay) {
+            if (Objects.requireNonNull(copyDelay, "copyDelay").isNegative()) {
+                throw new IllegalArgumentException("copyDelay must not be negative, but was " + copyDelay);
+            }
+            this.copyDelay = copyDelay;
             return this;
         }
 

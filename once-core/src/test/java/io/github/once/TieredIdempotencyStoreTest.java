@@ -113,6 +113,11 @@ class TieredIdempotencyStoreTest {
         assertThat(records.calls).as(why).hasValue(0);
     }
 
+    /** A tiered store over {@code front} and a store of record of its own, whose copies wait {@code delay}. */
+    private static TieredIdempotencyStore withCopyDelay(SeverableStore front, Duration delay) {
+        return TieredIdempotencyStore.builder(front, new SeverableStore()).copyDelay(delay).build();
+    }
+
     private static boolean copied(SeverableStore front, IdempotencyKey key) {
         return front.find(key).map(r -> r.state() == RecordState.COMPLETED).orElse(false);
     }
@@ -363,6 +368,64 @@ class TieredIdempotencyStoreTest {
             slowFront.letGo();
             bounded.close();
         }
+    }
+
+    @Test
+    @DisplayName("a copy waits for the next look-up of the front and is sent once that look-up is answered")
+    void aCopyIsSentAfterTheNextLookUp() {
+        SeverableStore patientFront = new SeverableStore();
+        TieredIdempotencyStore patient = withCopyDelay(patientFront, Duration.ofHours(1));
+        IdempotencyKey next = IdempotencyKey.of("orders", "order-2");
+        try (Idempotency patientOnce = Idempotency.builder(patient).build()) {
+            assertThat(patientOnce.execute(key, bytes("order"), ResultCodec.utf8(), ctx -> "r1"))
+                    .isInstanceOf(Outcome.Processed.class);
+            assertThat(patient.copiesInFlight()).as("the copy waits").isEqualTo(1);
+            assertThat(patientFront.find(key)).as("not sent before a look-up").isEmpty();
+
+            assertThat(patientOnce.execute(next, bytes("order"), ResultCodec.utf8(), ctx -> "r2"))
+                    .isInstanceOf(Outcome.Processed.class);
+
+            await("sent after the second claim's look-up").atMost(COPY_WAIT).until(() -> copied(patientFront, key));
+            await().atMost(COPY_WAIT).until(() -> patient.copiesInFlight() == 1);
+            assertThat(patientFront.find(next)).as("the second copy waits for the next look-up").isEmpty();
+        } finally {
+            patient.close();
+        }
+    }
+
+    @Test
+    @DisplayName("with no look-up, a copy is sent when the copy delay is over")
+    void aCopyIsSentWhenTheDelayIsOver() {
+        SeverableStore quietFront = new SeverableStore();
+        TieredIdempotencyStore quiet = withCopyDelay(quietFront, Duration.ofMillis(50));
+        try (Idempotency quietOnce = Idempotency.builder(quiet).build()) {
+            assertThat(quietOnce.execute(key, bytes("order"), ResultCodec.utf8(), ctx -> "r1"))
+                    .isInstanceOf(Outcome.Processed.class);
+
+            await("no further call looks the front up").atMost(COPY_WAIT).until(() -> copied(quietFront, key));
+            assertThat(quiet.copiesInFlight()).isZero();
+        } finally {
+            quiet.close();
+        }
+    }
+
+    @Test
+    @DisplayName("close sends the copies still waiting before it closes the front")
+    void closeSendsTheWaitingCopies() {
+        SeverableStore patientFront = new SeverableStore();
+        TieredIdempotencyStore patient = withCopyDelay(patientFront, Duration.ofHours(1));
+        try (Idempotency patientOnce = Idempotency.builder(patient).build()) {
+            assertThat(patientOnce.execute(key, bytes("order"), ResultCodec.utf8(), ctx -> "r1"))
+                    .isInstanceOf(Outcome.Processed.class);
+        }
+        int before = patientFront.calls.get();
+        assertThat(patient.copiesInFlight()).isEqualTo(1);
+
+        patient.close();
+
+        assertThat(patient.copiesInFlight()).as("sent and answered, not left for the hour-long delay").isZero();
+        assertThat(patientFront.calls.get() - before).as("the copy's claim and completion").isEqualTo(2);
+        assertThat(patient.frontFailures()).isZero();
     }
 
     @Test
