@@ -2,6 +2,7 @@ package io.github.once.rabbitmq;
 
 import com.rabbitmq.client.Delivery;
 
+import io.github.once.IdempotencyConfig;
 import io.github.once.IdempotencyKey;
 import io.github.once.Outcome;
 
@@ -25,22 +26,39 @@ public final class ContainerPolicy {
 
     /**
      * The policy for deliveries from {@code queue}, with the key extractor, namespace, retry policy, error length
-     * and clock of {@code config}; the namespace is the queue name unless {@code config} sets one.
+     * and clock of {@code config}; the namespace is the queue name unless {@code config} sets one. A quorum queue's
+     * {@code x-delivery-count} is checked against the default crash-loop threshold.
      */
     public static ContainerPolicy of(String queue, ConsumerConfig config) {
+        return of(queue, config, IdempotencyConfig.defaults().crashLoopAfter());
+    }
+
+    /**
+     * As {@link #of(String, ConsumerConfig)}, with the executor's crash-loop threshold
+     * ({@link IdempotencyConfig#crashLoopAfter()}): a keyed delivery whose {@code x-delivery-count} reached it plus
+     * the retry budget is dead-lettered as a crash loop unrun, as {@link OnceConsumer} does.
+     */
+    public static ContainerPolicy of(String queue, ConsumerConfig config, int crashLoopAfter) {
         Objects.requireNonNull(queue, "queue");
         Function<Delivery, String> namespace = config.namespaceOf() != null ? config.namespaceOf()
                 : fixed(config.namespace() != null ? config.namespace() : queue);
         return new ContainerPolicy(new DeliveryKeys(config.keyExtractor(), namespace),
-                new Disposition(queue, config.retry(), config.maxErrorLength(), config.clock()));
+                new Disposition(queue, config.retry(), config.maxErrorLength(), config.clock(), crashLoopAfter));
     }
 
     private static Function<Delivery, String> fixed(String namespace) {
         return d -> namespace;
     }
 
-    /** A delivery taken in hand: its attempt, and its key or, when it has none, the action that settles it. */
-    public record Admitted(Delivery delivery, int attempt, IdempotencyKey key, Disposition.Action keyless) {
+    /**
+     * A delivery taken in hand: its attempt, its key (null when it has none) and, when it must not run, the action
+     * that settles it at once: it has no usable key, or a quorum queue returned it too often (a crash loop).
+     */
+    public record Admitted(Delivery delivery, int attempt, IdempotencyKey key, Disposition.Action early) {
+        /** Whether the executor runs it: it has a key and nothing settled it early. */
+        public boolean runs() {
+            return key != null && early == null;
+        }
     }
 
     /** Finds the delivery's attempt (header {@link OnceHeaders#ATTEMPT}) and key, once. */
@@ -50,13 +68,13 @@ public final class ContainerPolicy {
         if (key instanceof DeliveryKey.Keyless keyless) {
             return new Admitted(delivery, attempt, null, disposition.keyless(delivery, attempt, keyless));
         }
-        return new Admitted(delivery, attempt, key.keyOrNull(), null);
+        return new Admitted(delivery, attempt, key.keyOrNull(), disposition.redeliveredTooOften(delivery, attempt));
     }
 
-    /** What becomes of a keyed delivery, given the executor's answer. */
+    /** What becomes of a delivery, given the executor's answer (null for one that did not run). */
     public Disposition.Action decide(Admitted admitted, Outcome<byte[]> outcome) {
-        if (admitted.keyless() != null) {
-            return admitted.keyless();
+        if (admitted.early() != null) {
+            return admitted.early();
         }
         return disposition.decide(admitted.delivery(), admitted.attempt(), outcome);
     }

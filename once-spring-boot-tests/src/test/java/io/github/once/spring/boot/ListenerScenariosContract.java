@@ -182,6 +182,24 @@ abstract class ListenerScenariosContract extends ScenarioSupport {
     }
 
     @Test
+    void aCopyReturnedTooOftenIsDeadLetteredAsACrashLoopUnrun() {
+        String single = queue("single");
+        String id = id("crash-loop");
+        Message m = message(id, "ok");
+        // What a quorum queue sets on a copy that consumers which died holding it gave back this many times.
+        m.getMessageProperties().setHeader("x-delivery-count", 1_000L);
+        template.send("", single, m);
+        String dlq = single + ".once.dlq";
+        await().atMost(Duration.ofSeconds(10)).until(() -> count(admin, dlq) >= 1);
+        List<Message> dead = drain(template, dlq).stream()
+                .filter(d -> id.equals(d.getMessageProperties().getMessageId())).toList();
+        assertThat(dead).hasSize(1);
+        assertThat(header(dead.get(0), OnceHeaders.REASON)).isEqualTo("crash-loop");
+        assertThat(header(dead.get(0), OnceHeaders.ERROR)).contains("x-delivery-count 1000");
+        assertThat(listeners.effects(id)).as("the listener would have counted an effect for it").isZero();
+    }
+
+    @Test
     void messageWithoutIdIsDeadLetteredNeverDropped() {
         String single = queue("single");
         int before = listeners.calls.get();

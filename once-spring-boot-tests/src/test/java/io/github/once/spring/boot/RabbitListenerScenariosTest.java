@@ -66,6 +66,25 @@ class RabbitListenerScenariosTest extends ListenerScenariosContract {
     }
 
     @Test
+    void batchCopyReturnedTooOftenIsDeadLetteredAsACrashLoopTheOthersRun() {
+        String batch = queue("batch");
+        String looping = id("bloop");
+        String fine = id("bfine");
+        Message m = message(looping, "item");
+        m.getMessageProperties().setHeader("x-delivery-count", 1_000L);
+        template.send("", batch, m);
+        template.send("", batch, message(fine, "item"));
+        String dlq = batch + ".once.dlq";
+        await().atMost(Duration.ofSeconds(10)).until(() -> count(admin, dlq) >= 1 && listeners.effects("batch:" + fine) == 1);
+        List<Message> dead = drain(template, dlq).stream()
+                .filter(d -> looping.equals(d.getMessageProperties().getMessageId())).toList();
+        assertThat(dead).hasSize(1);
+        assertThat(header(dead.get(0), OnceHeaders.REASON)).isEqualTo("crash-loop");
+        assertThat(listeners.effects("batch:" + looping)).isZero();
+        assertThat(listeners.effects("batch:" + fine)).isEqualTo(1);
+    }
+
+    @Test
     void batchMessageWithoutIdIsDeadLetteredNeverDropped() {
         String batch = queue("batch");
         String marker = "batch-no-id-" + UUID.randomUUID();

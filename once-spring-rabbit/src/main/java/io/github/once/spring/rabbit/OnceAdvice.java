@@ -150,7 +150,8 @@ public final class OnceAdvice implements MethodInterceptor, AutoCloseable {
         } catch (java.io.IOException e) {
             throw new ImmediateRequeueAmqpException("Once could not declare the retry queues of " + queue, e);
         }
-        return ContainerPolicy.of(queue, config);
+        // One threshold for both crash-loop signals, the store's takeovers and a quorum queue's x-delivery-count.
+        return ContainerPolicy.of(queue, config, shared.executor.config().crashLoopAfter());
     }
 
     // ---- one message
@@ -165,7 +166,7 @@ public final class OnceAdvice implements MethodInterceptor, AutoCloseable {
         events.taken(delivery, admitted.attempt());
         Channel channel = (Channel) invocation.getArguments()[0];
         Disposition.Action action;
-        if (admitted.key() == null) {
+        if (!admitted.runs()) {
             action = policy.decide(admitted, null);
         } else {
             ReplyCapture capture = ReplyCapture.forReplyTo(message.getMessageProperties().getReplyTo());
@@ -208,7 +209,7 @@ public final class OnceAdvice implements MethodInterceptor, AutoCloseable {
             ContainerPolicy.Admitted a = policy.admit(d);
             events.taken(d, a.attempt());
             admitted.add(a);
-            if (a.key() != null) {
+            if (a.runs()) {
                 int taskIndex = tasks.size();
                 call.add(m, a.key());
                 tasks.add(new Task<>(a.key(), m.getBody(), ResultCodec.bytes(), ctx -> call.runFor(taskIndex)));
@@ -234,7 +235,7 @@ public final class OnceAdvice implements MethodInterceptor, AutoCloseable {
         int next = 0;
         for (int i = 0; i < admitted.size(); i++) {
             ContainerPolicy.Admitted a = admitted.get(i);
-            Outcome<byte[]> outcome = a.key() == null ? null : outcomes.get(next++);
+            Outcome<byte[]> outcome = a.runs() ? outcomes.get(next++) : null;
             try {
                 carryOut(queue, events, channel, deliveries.get(i), a.key(), policy.decide(a, outcome));
             } catch (ImmediateRequeueAmqpException e) {
