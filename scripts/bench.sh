@@ -60,6 +60,10 @@ echo "End to end, 4 channels per Once consumer ($mode)..."
 java "${java_opts[@]}" -cp "$cp" io.github.once.bench.e2e.EndToEndBenchmark "${e2e_args[@]}" --channels 4 \
     --variants baseline,once-redis,once-redis-batch,once-redis-pipeline,once-jdbc-tx,once-jdbc-tx-batch,once-jdbc-tx-pipeline \
     --output "$out/end-to-end-4ch.md" | tee "$out/end-to-end-4ch.log"
+echo "End to end, the tiered store against the JDBC store alone ($mode)..."
+java "${java_opts[@]}" -cp "$cp" io.github.once.bench.e2e.EndToEndBenchmark "${e2e_args[@]}" \
+    --variants baseline,once-jdbc-tx-batch,once-tiered-tx-batch --output "$out/end-to-end-tiered.md" \
+    | tee "$out/end-to-end-tiered.log"
 echo "End to end, Spring AMQP containers ($mode)..."
 java "${java_opts[@]}" -cp "$cp" io.github.once.bench.e2e.EndToEndBenchmark "${e2e_args[@]}" \
     --variants baseline,spring-plain,spring-once-memory,spring-once-redis --output "$out/end-to-end-spring.md" \
@@ -74,4 +78,4 @@ for threads in "${jmh_threads[@]}"; do
 done
 
 echo
-echo "Results in $out/: end-to-end.md, end-to-end-4ch.md, end-to-end-spring.md, store-t*.txt"
+echo "Results in $out/: end-to-end.md, end-to-end-4ch.md, end-to-end-tiered.md, end-to-end-spring.md, store-t*.txt"

@@ -6,6 +6,7 @@ import io.github.once.Idempotency;
 import io.github.once.IdempotencyConfig;
 import io.github.once.IdempotentExecutor;
 import io.github.once.InMemoryIdempotencyStore;
+import io.github.once.TieredIdempotencyStore;
 import io.github.once.bench.OnceJdbc;
 import io.github.once.bench.Services;
 import io.github.once.jdbc.JdbcTransactionScope;
@@ -113,6 +114,18 @@ enum Variant {
                     .listener(run.meter().storeTimes()).build(), Mode.PIPELINED, jdbc);
         }
     },
+    ONCE_TIERED_TX_BATCH("Once, Redis in front of PostgreSQL (tiered), transactional, batch over the deliveries in hand") {
+        @Override
+        Consumption start(Run run) throws Exception {
+            return tiered(run, Mode.BATCH);
+        }
+    },
+    ONCE_TIERED_TX_PIPELINE("Once, Redis in front of PostgreSQL (tiered), transactional, pipelined (group commit)") {
+        @Override
+        Consumption start(Run run) throws Exception {
+            return tiered(run, Mode.PIPELINED);
+        }
+    },
     SPRING_PLAIN("Spring AMQP SimpleMessageListenerContainer, AUTO ack, no guard") {
         @Override
         Consumption start(Run run) {
@@ -133,8 +146,12 @@ enum Variant {
         }
     };
 
-    /** Run only when named, so the default list stays as long as it was; scripts/bench.sh runs them on their own. */
-    private static final Set<Variant> ON_REQUEST = EnumSet.of(SPRING_PLAIN, SPRING_ONCE_MEMORY, SPRING_ONCE_REDIS);
+    /**
+     * Run only when named, so the default list stays as long as it was; scripts/bench.sh runs them on their own
+     * lines (the tiered one beside the JDBC store alone).
+     */
+    private static final Set<Variant> ON_REQUEST =
+            EnumSet.of(ONCE_TIERED_TX_BATCH, ONCE_TIERED_TX_PIPELINE, SPRING_PLAIN, SPRING_ONCE_MEMORY, SPRING_ONCE_REDIS);
 
     /** No Once in them, so no store calls to report. */
     private static final Set<Variant> UNGUARDED = EnumSet.of(BASELINE, SPRING_PLAIN);
@@ -190,6 +207,24 @@ enum Variant {
     private static Consumption once(Run run, IdempotentExecutor executor, boolean batchClaims,
                                     AutoCloseable resources) throws Exception {
         return OnceConsumption.start(run, executor, batchClaims ? Mode.BATCH : Mode.ONE_AT_A_TIME, resources);
+    }
+
+    /** The tiered store, Redis in front of PostgreSQL, with the JDBC store's transactional scope under it. */
+    private static Consumption tiered(Run run, Mode mode) throws Exception {
+        OnceJdbc jdbc = OnceJdbc.open(run.services(), run.namespace());
+        RedisIdempotencyStore front = RedisIdempotencyStore.builder().uri(run.services().redisUri()).build();
+        TieredIdempotencyStore tiered = TieredIdempotencyStore.of(front, jdbc.store());
+        IdempotentExecutor executor = Idempotency.builder(tiered)
+                .scope(tiered.over(JdbcTransactionScope.of(jdbc.store())))
+                .config(CONFIG).listener(run.meter().storeTimes()).build();
+        // Closing the tiered store closes both stores; jdbc.close() then deletes the run's rows.
+        return OnceConsumption.start(run, executor, mode, () -> {
+            try {
+                tiered.close();
+            } finally {
+                jdbc.close();
+            }
+        });
     }
 
     /** How the consumer takes its deliveries: one claim each, batch claims, or pipelined. */
