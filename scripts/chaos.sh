@@ -1,8 +1,8 @@
 #!/usr/bin/env bash
 # The chaos harness (docs/chaos.md): consumer processes SIGKILLed, a three-node RabbitMQ cluster whose nodes
 # restart and whose quorum leader is killed, Redis and PostgreSQL killed, restarted and stalled, then a check of
-# every message's effects. Starts private services on spare ports (RabbitMQ 5701-5703, PostgreSQL 55432, Redis
-# 56379) and stops them at the end; uses the machine's PostgreSQL on 5432 for effect rows. Run as root.
+# every message's effects. Starts private services on spare ports (RabbitMQ 5701-5703, PostgreSQL 25432, Redis
+# 26379) and stops them at the end; uses the machine's PostgreSQL on 5432 for effect rows. Run as root.
 #
 #   scripts/chaos.sh quick    1,500 messages per mode, 1 fault of each kind (3 consumer kills), plus the self-test
 #   scripts/chaos.sh medium   10,000 messages per mode, 5 faults of each kind (10 consumer kills)

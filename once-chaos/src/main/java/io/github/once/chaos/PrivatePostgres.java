@@ -76,13 +76,44 @@ final class PrivatePostgres implements AutoCloseable {
         return Shell.asUser("postgres", Map.of(), cmd);
     }
 
+    /**
+     * Starts the server; a server that exits at once is started once more after a second (its log tail is logged),
+     * and a second failure throws with the log's tail, which says why (a port taken, memory refused).
+     */
     private void startServer() {
         if (closed) {
             throw new IllegalStateException("the harness is stopping: PostgreSQL stays down");
         }
-        Shell.check(pg("pg_ctl", "-D", data(), "-l", dir.resolve("server.log").toString(), "-w", "-t", "60",
+        List<String> start = pg("pg_ctl", "-D", data(), "-l", dir.resolve("server.log").toString(), "-w", "-t", "60",
                 "-o", "-p " + port + " -k " + dir + " -c listen_addresses=127.0.0.1 -c max_connections=200",
-                "start"), 90);
+                "start");
+        Shell.Result first = Shell.run(start, 90);
+        if (first.ok()) {
+            return;
+        }
+        System.err.println("PostgreSQL on port " + port + " did not start; once more in 1 s. Its log ends:\n"
+                + logTail());
+        try {
+            Thread.sleep(1_000); // a pause before the one retry, not a wait for an event
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while starting PostgreSQL", e);
+        }
+        Shell.Result second = Shell.run(start, 90);
+        if (!second.ok()) {
+            throw new IllegalStateException("PostgreSQL on port " + port + " did not start twice: "
+                    + second.output() + "\nIts log ends:\n" + logTail());
+        }
+    }
+
+    /** The last lines of the server's log, or why they cannot be read. */
+    private String logTail() {
+        try {
+            List<String> lines = Files.readAllLines(dir.resolve("server.log"));
+            return String.join("\n", lines.subList(Math.max(0, lines.size() - 15), lines.size()));
+        } catch (IOException e) {
+            return "(no log: " + e + ")";
+        }
     }
 
     /** A crash (immediate shutdown, recovery from the log on start), then the server again. */

@@ -31,10 +31,13 @@ final class Services {
         this.redis = new PrivateRedis(dir.resolve("redis/data"), ports.redis());
     }
 
-    /** The spare ports the private services listen on. */
+    /**
+     * The spare ports the private services listen on, all below Linux's ephemeral range (32768 and up), where a
+     * client connection of any process may hold the port a server wants to bind.
+     */
     record Ports(int firstAmqp, int firstDist, int postgres, int redis) {
         static Ports defaults() {
-            return new Ports(5701, 25701, 55432, 56379);
+            return new Ports(5701, 25701, 25432, 26379);
         }
     }
 
