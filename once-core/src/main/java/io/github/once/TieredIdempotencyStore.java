@@ -372,8 +372,8 @@ public final class TieredIdempotencyStore implements IdempotencyStore {
     }
 
     /**
-     * Copies completed records to the front without waiting, all of them with one
-     * {@link IdempotencyStore#insertCopiesAsync} (a key the front holds already is left as it is). Copies beyond
+     * Copies completed records to the front without waiting: they wait for the next look-up or the copy delay
+     * ({@link #sendWaiting}), or go at once with a zero delay ({@link #send}). Copies beyond
      * {@link #maxCopiesInFlight} are skipped and counted.
      */
     private void copyToFront(List<IdempotencyRecord> completed) {
@@ -595,19 +595,7 @@ public final class TieredIdempotencyStore implements IdempotencyStore {
      * rather than wrapped in a {@link CompletionException}: callers see what the synchronous call throws.
      */
     private static <T, R> CompletionStage<R> then(CompletionStage<T> stage, Function<T, R> next) {
-        CompletableFuture<R> answer = new CompletableFuture<>();
-        stage.whenComplete((value, failure) -> {
-            if (failure != null) {
-                answer.completeExceptionally(Futures.unwrapped(failure));
-                return;
-            }
-            try {
-                answer.complete(next.apply(value));
-            } catch (RuntimeException | Error e) {
-                answer.completeExceptionally(e);
-            }
-        });
-        return answer;
+        return Futures.settled(stage.thenApply(next));
     }
 
     /** The failure of an asynchronous call, unwrapped, as the unchecked exception its synchronous call throws. */

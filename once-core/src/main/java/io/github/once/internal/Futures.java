@@ -1,6 +1,8 @@
 package io.github.once.internal;
 
+import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ExecutionException;
 
 /** What asynchronous calls share: the failure a stage reports, as the synchronous call would have thrown it. */
@@ -17,5 +19,21 @@ public final class Futures {
             cause = cause.getCause();
         }
         return cause;
+    }
+
+    /**
+     * A stage that completes as {@code stage} does, but with a failure itself rather than wrapped in the
+     * {@link CompletionException} that dependent stages put around it: callers see what the synchronous call throws.
+     */
+    public static <T> CompletableFuture<T> settled(CompletionStage<T> stage) {
+        CompletableFuture<T> settled = new CompletableFuture<>();
+        stage.whenComplete((value, failure) -> {
+            if (failure == null) {
+                settled.complete(value);
+            } else {
+                settled.completeExceptionally(unwrapped(failure));
+            }
+        });
+        return settled;
     }
 }

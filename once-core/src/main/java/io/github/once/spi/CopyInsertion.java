@@ -23,24 +23,16 @@ final class CopyInsertion {
             return CompletableFuture.completedFuture(List.of());
         }
         long started = System.nanoTime();
-        CompletableFuture<List<Boolean>> answer = new CompletableFuture<>();
         try {
             List<ClaimRequest> claims = new ArrayList<>(copies.size());
             for (RecordCopy copy : copies) {
                 claims.add(new ClaimRequest(copy.key(), null, COPY_LEASE, copy.retention()));
             }
-            store.claimAllAsync(claims).thenCompose(acquired -> complete(store, copies, acquired, started))
-                    .whenComplete((written, failure) -> {
-                        if (failure == null) {
-                            answer.complete(written);
-                        } else {
-                            answer.completeExceptionally(Futures.unwrapped(failure));
-                        }
-                    });
+            return Futures.settled(store.claimAllAsync(claims)
+                    .thenCompose(acquired -> complete(store, copies, acquired, started)));
         } catch (RuntimeException e) {
-            answer.completeExceptionally(e);
+            return CompletableFuture.failedFuture(e);
         }
-        return answer;
     }
 
     /** Completes the claims that were acquired, each with what is left of its copy's retention now. */

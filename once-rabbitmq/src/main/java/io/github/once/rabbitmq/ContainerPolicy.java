@@ -26,17 +26,10 @@ public final class ContainerPolicy {
 
     /**
      * The policy for deliveries from {@code queue}, with the key extractor, namespace, retry policy, error length
-     * and clock of {@code config}; the namespace is the queue name unless {@code config} sets one. A quorum queue's
-     * {@code x-delivery-count} is checked against the default crash-loop threshold.
-     */
-    public static ContainerPolicy of(String queue, ConsumerConfig config) {
-        return of(queue, config, IdempotencyConfig.defaults().crashLoopAfter());
-    }
-
-    /**
-     * As {@link #of(String, ConsumerConfig)}, with the executor's crash-loop threshold
-     * ({@link IdempotencyConfig#crashLoopAfter()}): a keyed delivery whose {@code x-delivery-count} reached it plus
-     * the retry budget is dead-lettered as a crash loop unrun, as {@link OnceConsumer} does.
+     * and clock of {@code config}; the namespace is the queue name unless {@code config} sets one.
+     * {@code crashLoopAfter} is the executor's crash-loop threshold ({@link IdempotencyConfig#crashLoopAfter()}): a
+     * keyed delivery whose {@code x-delivery-count} reached it plus the retry budget is dead-lettered as a crash loop
+     * unrun, as {@link OnceConsumer} does.
      */
     public static ContainerPolicy of(String queue, ConsumerConfig config, int crashLoopAfter) {
         Objects.requireNonNull(queue, "queue");
