@@ -312,8 +312,10 @@ abstract class ListenerScenariosContract extends ScenarioSupport {
                 .filter(id -> !id.equals(heldId)).allMatch(id -> listeners.effects(id) >= 1));
         held.release();
 
+        // The meters hear the abandoned ack and the duplicate after the effects are counted: wait for them too.
         await().atMost(Duration.ofSeconds(20)).until(() -> listeners.effects(heldId) >= 1 && quiet(recover)
-                && admin.getQueueInfo(recover).getConsumerCount() == 2);
+                && admin.getQueueInfo(recover).getConsumerCount() == 2
+                && action(recover, "abandoned") > abandoned && action(recover, "duplicate") > duplicates);
         for (String id : ids) {
             assertThat(listeners.effects(id)).as(id).isEqualTo(1);
         }
