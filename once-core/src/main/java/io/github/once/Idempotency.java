@@ -89,6 +89,19 @@ public final class Idempotency implements IdempotentExecutor {
         return execute(scope, task);
     }
 
+    /** Passes the hint to the store ({@link IdempotencyStore#lookAhead}); a store that throws on it is logged. */
+    @Override
+    public void lookAhead(List<IdempotencyKey> keys) {
+        if (keys.isEmpty()) {
+            return;
+        }
+        try {
+            store.lookAhead(keys);
+        } catch (RuntimeException e) {
+            log.warn("The store {} failed on a look-ahead hint; ignored", store, e);
+        }
+    }
+
     /**
      * Runs one task in {@code scope} instead of this executor's own, such as a transaction the caller manages
      * (once-jdbc's {@code JdbcTransactionScope.joining}).

@@ -34,6 +34,14 @@ public interface IdempotentExecutor extends AutoCloseable {
         return outcomes;
     }
 
+    /**
+     * A hint that tasks with {@code keys} are likely to come soon, such as a consumer's deliveries queued behind the
+     * batch it is running: an executor whose store reads before it claims (a tiered store) may start reading now.
+     * It never changes an outcome, returns at once, and does nothing by default.
+     */
+    default void lookAhead(List<IdempotencyKey> keys) {
+    }
+
     @Override
     default void close() {
     }

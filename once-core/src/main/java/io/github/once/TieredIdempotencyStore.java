@@ -23,9 +23,11 @@ import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionException;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executor;
 import java.util.concurrent.RejectedExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.function.Function;
@@ -83,6 +85,10 @@ public final class TieredIdempotencyStore implements IdempotencyStore {
     private static final int MAX_COPIES_IN_FLIGHT = 1_024;
     /** How long a copy waits for the next look-up at most, by default. */
     private static final Duration COPY_DELAY = Duration.ofMillis(20);
+    /** Keys whose front answer was read ahead and not yet taken by a claim; beyond this, the oldest are dropped. */
+    private static final int MAX_READ_AHEAD = 10_000;
+    /** How long a claim waits for a read ahead of it still in flight before it asks the store of record. */
+    private static final long READ_AHEAD_WAIT_MILLIS = 1_000;
     /** How long {@link #close()} waits for the copies in flight before it closes the front. */
     private static final int CLOSE_WAIT_SECONDS = 2;
 
@@ -105,6 +111,19 @@ public final class TieredIdempotencyStore implements IdempotencyStore {
             return size() > MAX_PENDING;
         }
     };
+    /**
+     * The front's answers read ahead of their claims ({@link #lookAhead}), oldest first: each completes with what the
+     * front holds, or with null when the read failed. Guarded by itself.
+     */
+    private final Map<IdempotencyKey, CompletableFuture<Optional<IdempotencyRecord>>> readAhead =
+            new LinkedHashMap<>(16, 0.75f, false) {
+                @Override
+                protected boolean removeEldestEntry(
+                        Map.Entry<IdempotencyKey, CompletableFuture<Optional<IdempotencyRecord>>> eldest) {
+                    return size() > MAX_READ_AHEAD;
+                }
+            };
+    private final AtomicLong readAheadTaken = new AtomicLong();
     private final AtomicLong frontHits = new AtomicLong();
     private final AtomicLong frontFailures = new AtomicLong();
     private final AtomicLong copiesSkipped = new AtomicLong();
@@ -162,6 +181,14 @@ public final class TieredIdempotencyStore implements IdempotencyStore {
     /** Claims the front answered without the store of record, since this store was built. */
     public long frontHits() {
         return frontHits.get();
+    }
+
+    /**
+     * Claims whose key the front had read ahead ({@link #lookAhead}), so that they did not wait for a read of their
+     * own, since this store was built.
+     */
+    public long readAheadTaken() {
+        return readAheadTaken.get();
     }
 
     /** Calls to the front that failed, since this store was built. */
@@ -289,6 +316,56 @@ public final class TieredIdempotencyStore implements IdempotencyStore {
     }
 
     /**
+     * Starts reading {@code keys}' copies from the front ({@code findAllAsync}) for claims to come, so that a claim
+     * of one of them takes the answer instead of waiting for a read: in a consumer, the next batch's read overlaps
+     * the current batch's work in the store of record. Keys already being read are skipped; at most 10,000 answers
+     * are kept (the oldest are dropped), each taken by the first claim of its key.
+     *
+     * <p>An answer read ahead is as good as one read at the claim: a copy is of a completed record, which stays
+     * completed until it expires (the claim checks the copy's expiry), and a key that completed after the read only
+     * goes to the store of record, which answers it as a duplicate, as with an empty front. A front whose
+     * {@code findAllAsync} is the SPI's default reads on the caller's thread. A read that fails counts as a front
+     * failure; its claims go to the store of record.
+     */
+    @Override
+    public void lookAhead(List<IdempotencyKey> keys) {
+        if (keys.isEmpty() || closing || frontPaused()) {
+            return;
+        }
+        List<IdempotencyKey> toRead = new ArrayList<>(keys.size());
+        List<CompletableFuture<Optional<IdempotencyRecord>>> answers = new ArrayList<>(keys.size());
+        synchronized (readAhead) {
+            for (IdempotencyKey key : keys) {
+                if (!readAhead.containsKey(Objects.requireNonNull(key, "key"))) {
+                    CompletableFuture<Optional<IdempotencyRecord>> answer = new CompletableFuture<>();
+                    readAhead.put(key, answer);
+                    toRead.add(key);
+                    answers.add(answer);
+                }
+            }
+        }
+        if (toRead.isEmpty()) {
+            return;
+        }
+        CompletionStage<List<Optional<IdempotencyRecord>>> read;
+        try {
+            read = front.findAllAsync(toRead);
+        } catch (RuntimeException e) {
+            read = CompletableFuture.failedFuture(e);
+        }
+        read.whenComplete((found, failure) -> {
+            boolean answered = failure == null && found != null && found.size() == toRead.size();
+            for (int i = 0; i < answers.size(); i++) {
+                answers.get(i).complete(answered ? found.get(i) : null);
+            }
+            if (failure != null) {
+                frontFailed("find", unchecked(failure));
+            }
+            sendWaiting(false); // the next claims' look-up is answered: the copies waiting no longer delay it
+        });
+    }
+
+    /**
      * Waits for the copies in flight (2 s at most) so that they do not fail on a closed
      * front, then closes both stores. Copies that a call makes after this starts are not written. A copy still in
      * flight after the wait fails on the closed front, which costs nothing but the copy.
@@ -317,6 +394,11 @@ public final class TieredIdempotencyStore implements IdempotencyStore {
         if (frontPaused()) {
             return null;
         }
+        CompletableFuture<Optional<IdempotencyRecord>> ahead = takeReadAhead(request.key());
+        if (ahead != null) {
+            Optional<IdempotencyRecord> found = awaitReadAhead(ahead);
+            return found == null ? null : answerFromCopy(request, found);
+        }
         Optional<IdempotencyRecord> found;
         try {
             found = front.find(request.key());
@@ -332,24 +414,71 @@ public final class TieredIdempotencyStore implements IdempotencyStore {
     /** The front's answers to a batch's claims, read with one {@code findAll}; null where it has none. */
     private List<ClaimResult> frontAnswers(List<ClaimRequest> requests) {
         List<ClaimResult> answers = new ArrayList<>(requests.size());
-        List<Optional<IdempotencyRecord>> found = null;
-        if (!frontPaused()) {
-            List<IdempotencyKey> keys = new ArrayList<>(requests.size());
-            for (ClaimRequest request : requests) {
-                keys.add(request.key());
+        if (frontPaused()) {
+            requests.forEach(request -> answers.add(null));
+            return answers;
+        }
+        List<CompletableFuture<Optional<IdempotencyRecord>>> ahead = new ArrayList<>(requests.size());
+        List<IdempotencyKey> unread = new ArrayList<>(requests.size());
+        for (ClaimRequest request : requests) {
+            CompletableFuture<Optional<IdempotencyRecord>> answer = takeReadAhead(request.key());
+            ahead.add(answer);
+            if (answer == null) {
+                unread.add(request.key());
             }
+        }
+        List<Optional<IdempotencyRecord>> read = null;
+        if (!unread.isEmpty()) {
             try {
-                found = front.findAll(keys);
+                read = front.findAll(unread);
             } catch (RuntimeException e) {
                 frontFailed("find", e);
             } finally {
                 sendWaiting(false);
             }
         }
+        int next = 0;
         for (int i = 0; i < requests.size(); i++) {
-            answers.add(found == null ? null : answerFromCopy(requests.get(i), found.get(i)));
+            Optional<IdempotencyRecord> found;
+            if (ahead.get(i) != null) {
+                found = awaitReadAhead(ahead.get(i));
+            } else {
+                found = read == null ? null : read.get(next);
+                next++;
+            }
+            answers.add(found == null ? null : answerFromCopy(requests.get(i), found));
         }
         return answers;
+    }
+
+    /** The answer read ahead for {@code key}, taken so that no later claim uses it; null when none was read. */
+    private CompletableFuture<Optional<IdempotencyRecord>> takeReadAhead(IdempotencyKey key) {
+        synchronized (readAhead) {
+            if (readAhead.isEmpty()) {
+                return null;
+            }
+            return readAhead.remove(key);
+        }
+    }
+
+    /**
+     * What a read ahead found, waiting for it a bounded time if still in flight (it is usually answered, since it
+     * went out a batch earlier); null when it failed or is late: the store of record answers then.
+     */
+    private Optional<IdempotencyRecord> awaitReadAhead(CompletableFuture<Optional<IdempotencyRecord>> answer) {
+        Optional<IdempotencyRecord> found;
+        try {
+            found = answer.get(READ_AHEAD_WAIT_MILLIS, TimeUnit.MILLISECONDS);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return null;
+        } catch (ExecutionException | TimeoutException e) {
+            return null;
+        }
+        if (found != null) {
+            readAheadTaken.incrementAndGet();
+        }
+        return found;
     }
 
     private ClaimResult answerFromCopy(ClaimRequest request, Optional<IdempotencyRecord> found) {

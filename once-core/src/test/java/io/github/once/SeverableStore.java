@@ -89,6 +89,11 @@ final class SeverableStore implements IdempotencyStore {
     }
 
     @Override
+    public CompletionStage<List<Optional<IdempotencyRecord>>> findAllAsync(List<IdempotencyKey> keys) {
+        return later(() -> findAll(keys));
+    }
+
+    @Override
     public ClaimResult claim(ClaimRequest request) {
         return call(() -> inner.claim(request));
     }

@@ -305,6 +305,99 @@ class TieredIdempotencyStoreTest {
         assertThat(claims.get(2)).isInstanceOf(ClaimResult.Busy.class);
     }
 
+    // ---------------------------------------------------------------- reading ahead
+
+    /** Hints {@code keys} and waits until the front has been asked for them. */
+    private void lookAheadAndWait(IdempotencyKey... keys) {
+        int before = front.calls.get();
+        store.lookAhead(List.of(keys));
+        await().atMost(COPY_WAIT).until(() -> front.calls.get() > before);
+    }
+
+    @Test
+    @DisplayName("a key read ahead is answered from that read: its duplicate touches neither the front again nor the store of record")
+    void aKeyReadAheadIsAnsweredFromThatRead() {
+        run("order");
+        awaitCopies();
+        lookAheadAndWait(key);
+        resetCounts();
+
+        assertThat(run("order")).isInstanceOf(Outcome.Duplicate.class);
+
+        assertThat(front.calls).as("no read of its own").hasValue(0);
+        assertThat(records.calls).hasValue(0);
+        assertThat(store.readAheadTaken()).isEqualTo(1);
+    }
+
+    @Test
+    @DisplayName("a batch takes the answers read ahead and reads the rest with one call, in order")
+    void aBatchTakesTheAnswersReadAheadAndReadsTheRest() {
+        IdempotencyKey second = IdempotencyKey.of("orders", "order-2");
+        IdempotencyKey fresh = IdempotencyKey.of("orders", "order-3");
+        run("order");
+        once.execute(second, bytes("order"), ResultCodec.utf8(), ctx -> "receipt-2");
+        awaitCopies();
+        lookAheadAndWait(key);
+        resetCounts();
+
+        List<ClaimResult> claims = store.claimAll(
+                List.of(claimOf(key, null), claimOf(fresh, null), claimOf(second, null)));
+
+        assertThat(claims.get(0)).isInstanceOf(ClaimResult.Duplicate.class);
+        assertThat(claims.get(1)).isInstanceOf(ClaimResult.Acquired.class);
+        assertThat(claims.get(2)).isInstanceOf(ClaimResult.Duplicate.class);
+        assertThat(front.calls).as("one read for the keys not read ahead").hasValue(1);
+        assertThat(store.readAheadTaken()).isEqualTo(1);
+        assertThat(store.claimAll(List.of(claimOf(key, null))).get(0)).as("taken once; a later claim reads again")
+                .isInstanceOf(ClaimResult.Duplicate.class);
+        assertThat(store.readAheadTaken()).isEqualTo(1);
+    }
+
+    @Test
+    @DisplayName("a key read ahead as absent and completed since is answered by the store of record as a duplicate")
+    void aStaleAbsentReadAheadGoesToTheStoreOfRecord() {
+        lookAheadAndWait(key);
+        Lease elsewhere = ((ClaimResult.Acquired) records.claim(claimOf(key, null))).lease();
+        assertThat(records.complete(elsewhere, bytes("receipt-0"), Duration.ofHours(1))).isTrue();
+        resetCounts();
+
+        Outcome<String> outcome = run("order");
+
+        assertThat(outcome).isInstanceOf(Outcome.Duplicate.class);
+        assertThat(((Outcome.Duplicate<String>) outcome).result()).isEqualTo("receipt-0");
+        assertThat(records.calls).as("the store of record answered").hasPositiveValue();
+        assertThat(store.readAheadTaken()).isEqualTo(1);
+    }
+
+    @Test
+    @DisplayName("a read ahead that fails is a front failure, and its key's claim goes to the store of record")
+    void aFailedReadAheadSendsTheClaimToTheStoreOfRecord() {
+        run("order");
+        awaitCopies();
+        front.cut();
+        lookAheadAndWait(key);
+        await().atMost(COPY_WAIT).until(() -> failures.contains("find"));
+        front.restore();
+        resetCounts();
+
+        assertThat(run("order")).isInstanceOf(Outcome.Duplicate.class);
+
+        assertThat(records.calls).as("the store of record answered").hasPositiveValue();
+        assertThat(store.readAheadTaken()).isZero();
+    }
+
+    @Test
+    @DisplayName("a claim waits a bounded time for a read ahead still in flight, then asks the store of record")
+    void aReadAheadStillInFlightIsWaitedForABoundedTime() {
+        front.hold();
+        store.lookAhead(List.of(key));
+
+        assertThat(run("order")).isInstanceOf(Outcome.Processed.class);
+
+        assertThat(store.readAheadTaken()).isZero();
+        front.letGo();
+    }
+
     @Test
     @DisplayName("the caller does not wait for the copy: a completion returns while the front holds it; it lands once let go")
     void completionReturnsWhileTheCopyIsHeld() {

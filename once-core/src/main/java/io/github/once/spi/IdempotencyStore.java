@@ -137,6 +137,27 @@ public interface IdempotencyStore extends AutoCloseable {
     }
 
     /**
+     * {@link #findAll} without holding the caller's thread: same answers, same order, same failures (completed
+     * exceptionally with the exception {@code findAll} would throw). The default calls {@code findAll} on the
+     * caller's thread; stores with a non-blocking client answer on their own.
+     */
+    default CompletionStage<List<Optional<IdempotencyRecord>>> findAllAsync(List<IdempotencyKey> keys) {
+        try {
+            return CompletableFuture.completedFuture(findAll(keys));
+        } catch (RuntimeException e) {
+            return CompletableFuture.failedFuture(e);
+        }
+    }
+
+    /**
+     * A hint that {@code keys} are likely to be claimed soon (a consumer's deliveries in hand behind the batch it is
+     * running). A store that must read before it claims may start reading them now, so the claim does not wait for
+     * that read; no answer may depend on the hint, and it must return at once. Does nothing by default.
+     */
+    default void lookAhead(List<IdempotencyKey> keys) {
+    }
+
+    /**
      * Checks, before the first message, that this store can do its job: it answers, and what it needs exists (a
      * table with its columns, scripts that load). Consumers call it when they start, so a setup mistake fails at
      * once with a message that says how to fix it, instead of on the first delivery. Does nothing by default.

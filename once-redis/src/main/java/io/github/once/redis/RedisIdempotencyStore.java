@@ -190,6 +190,16 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
             return calls;
         }
 
+        static Calls finds(KeyLayout keys, List<IdempotencyKey> keysToFind) {
+            int n = keysToFind.size();
+            Calls calls = new Calls(new byte[n][], new byte[n][][]);
+            for (int i = 0; i < n; i++) {
+                calls.keyNames[i] = keys.key(Objects.requireNonNull(keysToFind.get(i), "key"));
+                calls.args[i] = new byte[0][];
+            }
+            return calls;
+        }
+
         static Calls inserts(KeyLayout keys, List<RecordCopy> copies) {
             int n = copies.size();
             Calls calls = new Calls(new byte[n][], new byte[n][][]);
@@ -380,21 +390,25 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
      * find is sent before any reply is read. One round trip either way.
      */
     @Override
-    @SuppressWarnings("unchecked")
     public List<Optional<IdempotencyRecord>> findAll(List<IdempotencyKey> keysToFind) {
-        int n = keysToFind.size();
-        byte[][] keyNames = new byte[n][];
-        byte[][][] args = new byte[n][][];
-        for (int i = 0; i < n; i++) {
-            keyNames[i] = keys.key(Objects.requireNonNull(keysToFind.get(i), "key"));
-            args[i] = new byte[0][];
-        }
         // As claims: one script call per chunk on a single Redis, one call per key (pipelined) on a cluster.
-        List<Object> replies = n == 0 ? List.of()
-                : onEachKey(LuaScript.FIND, LuaScript.FIND_ALL, ScriptOutputType.MULTI, keyNames, args);
-        List<Optional<IdempotencyRecord>> found = new ArrayList<>(n);
-        for (int i = 0; i < n; i++) {
-            found.add(Replies.find(keysToFind.get(i), (List<Object>) replies.get(i)));
+        Calls calls = Calls.finds(keys, keysToFind);
+        return calls.keyNames.length == 0 ? List.of() : records(keysToFind,
+                onEachKey(LuaScript.FIND, LuaScript.FIND_ALL, ScriptOutputType.MULTI, calls));
+    }
+
+    /** {@link #findAll} without holding any thread, as {@link #claimAllAsync}. */
+    @Override
+    public CompletionStage<List<Optional<IdempotencyRecord>>> findAllAsync(List<IdempotencyKey> keysToFind) {
+        return onEachKeyAsync(LuaScript.FIND, LuaScript.FIND_ALL, ScriptOutputType.MULTI,
+                () -> Calls.finds(keys, keysToFind), replies -> records(keysToFind, replies));
+    }
+
+    @SuppressWarnings("unchecked")
+    private static List<Optional<IdempotencyRecord>> records(List<IdempotencyKey> keysFound, List<Object> replies) {
+        List<Optional<IdempotencyRecord>> found = new ArrayList<>(keysFound.size());
+        for (int i = 0; i < keysFound.size(); i++) {
+            found.add(Replies.find(keysFound.get(i), (List<Object>) replies.get(i))); // null: no record
         }
         return found;
     }

@@ -31,6 +31,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicIntegerArray;
 import java.util.function.Supplier;
+import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
 import org.junit.jupiter.api.AfterEach;
@@ -153,7 +154,8 @@ public abstract class IdempotencyStoreContract {
     }
 
     @Test
-    @DisplayName("findAll answers each key, in order, as find does: completed, in progress, absent, a key twice")
+    @DisplayName("findAll answers each key, in order, as find does: completed, in progress, absent, a key twice;"
+            + " findAllAsync answers as findAll")
     void findAllAnswersAsFindDoes() {
         IdempotencyKey done = key("find-done");
         IdempotencyKey working = key("find-working");
@@ -176,6 +178,20 @@ public abstract class IdempotencyStoreContract {
         assertThat(found.get(2)).isEmpty();
         assertThat(found.get(3)).get().extracting(IdempotencyRecord::state).isEqualTo(RecordState.COMPLETED);
         assertThat(store.findAll(List.of())).isEmpty();
+
+        CompletableFuture<List<Optional<IdempotencyRecord>>> read =
+                store.findAllAsync(List.of(done, working, absent, done)).toCompletableFuture();
+        await().atMost(ASYNC_BOUND).until(read::isDone);
+        assertThat(described(read.join())).isEqualTo(described(found))
+                .contains("COMPLETED token ", "result receipt", "IN_PROGRESS token ", ", absent, ");
+        assertThat(store.findAllAsync(List.of()).toCompletableFuture().join()).isEmpty();
+    }
+
+    /** Records as text that two reads of the same records share (a result's bytes, not the array's identity). */
+    private static String described(List<Optional<IdempotencyRecord>> records) {
+        return records.stream().map(found -> found.map(r -> r.state() + " token " + r.token() + " result "
+                + (r.result() == null ? "none" : new String(r.result(), StandardCharsets.UTF_8)))
+                .orElse("absent")).collect(Collectors.joining(", "));
     }
 
     @Test
@@ -789,6 +805,8 @@ public abstract class IdempotencyStoreContract {
                     .isEqualTo(outcome(() -> failing.completeAll(completions)));
             assertThat(failureOf(failing.insertCopiesAsync(
                     List.of(new RecordCopy(key("failing-copy"), bytes("x"), RETENTION))))).hasSameClassAs(sync);
+            assertThat(outcome(failing.findAllAsync(List.of(key("failing-find")))))
+                    .isEqualTo(outcome(() -> failing.findAll(List.of(key("failing-find")))));
         }
     }
 
