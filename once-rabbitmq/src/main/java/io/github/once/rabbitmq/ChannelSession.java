@@ -95,6 +95,21 @@ final class ChannelSession {
         return batch;
     }
 
+    /**
+     * Up to {@code max} of the deliveries queued, in delivery order, left in the queue: what the next batch will
+     * most likely hold (the view may miss deliveries that arrive meanwhile).
+     */
+    List<Inbound> peekQueued(int max) {
+        List<Inbound> next = new ArrayList<>(Math.min(max, inbox.size()));
+        for (Inbound in : inbox) {
+            if (next.size() == max) {
+                break;
+            }
+            next.add(in);
+        }
+        return next;
+    }
+
     /** Up to {@code max} deliveries already queued, in delivery order, without waiting; empty when none. */
     List<Inbound> drainNow(int max) {
         List<Inbound> batch = new ArrayList<>();

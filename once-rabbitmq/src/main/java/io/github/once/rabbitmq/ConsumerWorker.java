@@ -14,7 +14,9 @@ import io.github.once.Task;
 
 import java.io.IOException;
 import java.util.ArrayList;
+import java.util.IdentityHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.slf4j.Logger;
@@ -41,6 +43,11 @@ final class ConsumerWorker implements Runnable {
     private final Settlement settlement;
     /** The pipelined mode's flow, or null in the batch mode (batches of one without batch claims). */
     private final PipelinedFlow flow;
+    /**
+     * Keys of the deliveries queued behind the batch running, found for the executor's look-ahead hint and kept so
+     * that each key is found once; only this worker's thread uses it, and each batch starts it afresh.
+     */
+    private final Map<Inbound, DeliveryKey> foundAhead = new IdentityHashMap<>();
 
     ConsumerWorker(ConsumerSettings settings, int index, PauseGate gate, ListenerCalls listener) {
         ConsumerConfig c = settings.config();
@@ -185,6 +192,9 @@ final class ConsumerWorker implements Runnable {
                 }
             }
         }
+        if (!tasks.isEmpty()) {
+            lookAhead();
+        }
         List<Outcome<byte[]>> outcomes = List.of();
         RuntimeException storeFailure = null;
         if (!tasks.isEmpty()) {
@@ -217,6 +227,28 @@ final class ConsumerWorker implements Runnable {
     }
 
     /**
+     * Tells the executor the keys of the deliveries queued behind this batch (as many as a batch holds), so that a
+     * store that reads before it claims (a tiered store) reads them while this batch runs. Their keys are found
+     * now and kept for when they are taken in hand; the hint changes no outcome.
+     */
+    private void lookAhead() {
+        foundAhead.clear();
+        List<Inbound> next = session.peekQueued(batchSize);
+        if (next.isEmpty()) {
+            return;
+        }
+        List<IdempotencyKey> hinted = new ArrayList<>(next.size());
+        for (Inbound in : next) {
+            DeliveryKey key = keys.resolve(in.delivery());
+            foundAhead.put(in, key);
+            if (key instanceof DeliveryKey.Keyed keyed) {
+                hinted.add(keyed.key());
+            }
+        }
+        s.executor().lookAhead(hinted);
+    }
+
+    /**
      * Takes a delivery in hand: null when it was settled on the spot (its channel is gone, or the consumer is
      * pausing or stopping).
      */
@@ -232,7 +264,8 @@ final class ConsumerWorker implements Runnable {
         Delivery d = in.delivery();
         int attempt = Moves.attempt(d);
         listener.onDelivery(d, attempt);
-        DeliveryKey key = keys.resolve(d);
+        DeliveryKey ahead = foundAhead.remove(in);
+        DeliveryKey key = ahead != null ? ahead : keys.resolve(d);
         Disposition.Action early = key instanceof DeliveryKey.Keyed ? disposition.redeliveredTooOften(d, attempt) : null;
         return new Admitted(in, attempt, key, early);
     }
