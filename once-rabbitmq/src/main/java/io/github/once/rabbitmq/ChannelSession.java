@@ -43,6 +43,8 @@ final class ChannelSession {
     private final PauseGate gate;
     private final AtomicInteger inHand;
     private final BlockingQueue<Inbound> inbox = new LinkedBlockingQueue<>();
+    /** Deliveries queued since this session began, for a worker that looks at new ones only. */
+    private final AtomicLong arrivals = new AtomicLong();
     private final AtomicLong generation = new AtomicLong();
     private final Doorbell doorbell = new Doorbell();
 
@@ -93,6 +95,11 @@ final class ChannelSession {
         batch.add(first);
         inbox.drainTo(batch, max - 1);
         return batch;
+    }
+
+    /** How many deliveries have been queued since this session began. */
+    long arrivals() {
+        return arrivals.get();
     }
 
     /**
@@ -321,6 +328,7 @@ final class ChannelSession {
                                    byte[] body) {
             inHand.incrementAndGet();
             inbox.add(new Inbound(new Delivery(envelope, properties, body), generation.get(), ch));
+            arrivals.incrementAndGet();
             doorbell.ring();
         }
     }

@@ -44,10 +44,13 @@ final class ConsumerWorker implements Runnable {
     /** The pipelined mode's flow, or null in the batch mode (batches of one without batch claims). */
     private final PipelinedFlow flow;
     /**
-     * Keys of the deliveries queued behind the batch running, found for the executor's look-ahead hint and kept so
-     * that each key is found once; only this worker's thread uses it, and each batch starts it afresh.
+     * Keys of the deliveries queued behind the batch running, found for the executor's look-ahead hint and kept
+     * until the delivery is taken in hand, so that each key is found and hinted once; only this worker's thread
+     * uses it.
      */
     private final Map<Inbound, DeliveryKey> foundAhead = new IdentityHashMap<>();
+    /** The session's arrivals at the last hint; a batch hints again once a quarter batch more has arrived. */
+    private long hintedAt;
 
     ConsumerWorker(ConsumerSettings settings, int index, PauseGate gate, ListenerCalls listener) {
         ConsumerConfig c = settings.config();
@@ -183,16 +186,25 @@ final class ConsumerWorker implements Runnable {
         listener.onBatch(batch.size());
         List<Admitted> admitted = new ArrayList<>(batch.size());
         List<Task<byte[]>> tasks = new ArrayList<>(batch.size());
+        List<IdempotencyKey> unhinted = new ArrayList<>();
         for (Inbound in : batch) {
+            boolean hinted = foundAhead.containsKey(in);
             Admitted a = admit(in);
             if (a != null) {
                 admitted.add(a);
                 if (a.key() instanceof DeliveryKey.Keyed keyed && a.early() == null) {
                     tasks.add(task(a, keyed.key()));
+                    if (!hinted) {
+                        unhinted.add(keyed.key());
+                    }
                 }
             }
         }
         if (!tasks.isEmpty()) {
+            // This batch's keys not read ahead first, so that its claim never waits behind the read of the next.
+            if (!unhinted.isEmpty()) {
+                s.executor().lookAhead(unhinted);
+            }
             lookAhead();
         }
         List<Outcome<byte[]>> outcomes = List.of();
@@ -227,25 +239,29 @@ final class ConsumerWorker implements Runnable {
     }
 
     /**
-     * Tells the executor the keys of the deliveries queued behind this batch (as many as a batch holds), so that a
-     * store that reads before it claims (a tiered store) reads them while this batch runs. Their keys are found
-     * now and kept for when they are taken in hand; the hint changes no outcome.
+     * Tells the executor the keys of the deliveries queued behind this batch and not hinted yet, so that a store
+     * that reads before it claims (a tiered store) reads them while this batch runs. Their keys are found now and
+     * kept for when they are taken in hand; the hint changes no outcome.
      */
     private void lookAhead() {
-        foundAhead.clear();
-        List<Inbound> next = session.peekQueued(batchSize);
-        if (next.isEmpty()) {
-            return;
+        hintedAt = session.arrivals();
+        List<Inbound> queued = session.peekQueued(Integer.MAX_VALUE); // the prefetch bounds it
+        if (foundAhead.size() > 2 * queued.size() + batchSize) {
+            foundAhead.clear(); // deliveries that left without being taken in hand (a channel closed)
         }
-        List<IdempotencyKey> hinted = new ArrayList<>(next.size());
-        for (Inbound in : next) {
-            DeliveryKey key = keys.resolve(in.delivery());
-            foundAhead.put(in, key);
-            if (key instanceof DeliveryKey.Keyed keyed) {
-                hinted.add(keyed.key());
+        List<IdempotencyKey> hinted = new ArrayList<>();
+        for (Inbound in : queued) {
+            if (!foundAhead.containsKey(in)) {
+                DeliveryKey key = keys.resolve(in.delivery());
+                foundAhead.put(in, key);
+                if (key instanceof DeliveryKey.Keyed keyed) {
+                    hinted.add(keyed.key());
+                }
             }
         }
-        s.executor().lookAhead(hinted);
+        if (!hinted.isEmpty()) {
+            s.executor().lookAhead(hinted);
+        }
     }
 
     /**
@@ -253,6 +269,7 @@ final class ConsumerWorker implements Runnable {
      * pausing or stopping).
      */
     private Admitted admit(Inbound in) {
+        DeliveryKey ahead = foundAhead.remove(in);
         if (!session.live(in)) {
             settlement.abandoned(in);
             return null;
@@ -264,7 +281,6 @@ final class ConsumerWorker implements Runnable {
         Delivery d = in.delivery();
         int attempt = Moves.attempt(d);
         listener.onDelivery(d, attempt);
-        DeliveryKey ahead = foundAhead.remove(in);
         DeliveryKey key = ahead != null ? ahead : keys.resolve(d);
         Disposition.Action early = key instanceof DeliveryKey.Keyed ? disposition.redeliveredTooOften(d, attempt) : null;
         return new Admitted(in, attempt, key, early);
@@ -303,8 +319,27 @@ final class ConsumerWorker implements Runnable {
 
     private Task<byte[]> task(Admitted a, IdempotencyKey key) {
         Delivery d = a.in().delivery();
-        return new Task<>(key, d.getBody(), ResultCodec.bytes(),
-                ctx -> s.handler().handle(d, new Context(ctx, a.attempt(), d.getEnvelope().isRedeliver())));
+        if (flow != null) {
+            return new Task<>(key, d.getBody(), ResultCodec.bytes(),
+                    ctx -> s.handler().handle(d, new Context(ctx, a.attempt(), d.getEnvelope().isRedeliver())));
+        }
+        return new Task<>(key, d.getBody(), ResultCodec.bytes(), ctx -> {
+            byte[] result = s.handler().handle(d, new Context(ctx, a.attempt(), d.getEnvelope().isRedeliver()));
+            lookAheadAtArrivals(); // deliveries that came while this batch ran, read before the next one claims
+            return result;
+        });
+    }
+
+    /** Hints the deliveries queued since the last hint once there are a quarter batch of them. */
+    private void lookAheadAtArrivals() {
+        if (session.arrivals() - hintedAt < Math.max(1, batchSize / 4)) {
+            return;
+        }
+        try {
+            lookAhead();
+        } catch (RuntimeException e) {
+            log.debug("Consumer {}: a look-ahead hint failed; ignored", name, e);
+        }
     }
 
     /** Pauses; the processing log reports it (once per outage, at ERROR when waiting will not fix it). */
