@@ -62,7 +62,7 @@ java "${java_opts[@]}" -cp "$cp" io.github.once.bench.e2e.EndToEndBenchmark "${e
     --output "$out/end-to-end-4ch.md" | tee "$out/end-to-end-4ch.log"
 echo "End to end, the tiered store against the JDBC store alone ($mode)..."
 java "${java_opts[@]}" -cp "$cp" io.github.once.bench.e2e.EndToEndBenchmark "${e2e_args[@]}" \
-    --variants baseline,once-jdbc-tx-batch,once-tiered-tx-batch --output "$out/end-to-end-tiered.md" \
+    --variants baseline,once-jdbc-tx-batch,once-tiered-tx-batch,once-tiered-tx-batch-unhinted --output "$out/end-to-end-tiered.md" \
     | tee "$out/end-to-end-tiered.log"
 echo "End to end, Spring AMQP containers ($mode)..."
 java "${java_opts[@]}" -cp "$cp" io.github.once.bench.e2e.EndToEndBenchmark "${e2e_args[@]}" \

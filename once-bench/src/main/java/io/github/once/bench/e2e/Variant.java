@@ -6,6 +6,8 @@ import io.github.once.Idempotency;
 import io.github.once.IdempotencyConfig;
 import io.github.once.IdempotentExecutor;
 import io.github.once.InMemoryIdempotencyStore;
+import io.github.once.Outcome;
+import io.github.once.Task;
 import io.github.once.TieredIdempotencyStore;
 import io.github.once.bench.OnceJdbc;
 import io.github.once.bench.Services;
@@ -120,6 +122,12 @@ enum Variant {
             return tiered(run, Mode.BATCH);
         }
     },
+    ONCE_TIERED_TX_BATCH_UNHINTED("the same, without the consumer's look-ahead hints (each batch reads the front itself)") {
+        @Override
+        Consumption start(Run run) throws Exception {
+            return tiered(run, Mode.BATCH_UNHINTED);
+        }
+    },
     ONCE_TIERED_TX_PIPELINE("Once, Redis in front of PostgreSQL (tiered), transactional, pipelined (group commit)") {
         @Override
         Consumption start(Run run) throws Exception {
@@ -151,7 +159,7 @@ enum Variant {
      * lines (the tiered one beside the JDBC store alone).
      */
     private static final Set<Variant> ON_REQUEST =
-            EnumSet.of(ONCE_TIERED_TX_BATCH, ONCE_TIERED_TX_PIPELINE, SPRING_PLAIN, SPRING_ONCE_MEMORY, SPRING_ONCE_REDIS);
+            EnumSet.of(ONCE_TIERED_TX_BATCH, ONCE_TIERED_TX_BATCH_UNHINTED, ONCE_TIERED_TX_PIPELINE, SPRING_PLAIN, SPRING_ONCE_MEMORY, SPRING_ONCE_REDIS);
 
     /** No Once in them, so no store calls to report. */
     private static final Set<Variant> UNGUARDED = EnumSet.of(BASELINE, SPRING_PLAIN);
@@ -217,9 +225,15 @@ enum Variant {
         IdempotentExecutor executor = Idempotency.builder(tiered)
                 .scope(tiered.over(JdbcTransactionScope.of(jdbc.store())))
                 .config(CONFIG).listener(run.meter().storeTimes()).build();
+        if (mode == Mode.BATCH_UNHINTED) {
+            executor = new Unhinted(executor);
+            mode = Mode.BATCH;
+        }
         // Closing the tiered store closes both stores; jdbc.close() then deletes the run's rows.
         return OnceConsumption.start(run, executor, mode, () -> {
             try {
+                System.out.printf("  tiered store: %,d claims took an answer read ahead, %,d front hits, %,d front"
+                        + " failures%n", tiered.readAheadTaken(), tiered.frontHits(), tiered.frontFailures());
                 tiered.close();
             } finally {
                 jdbc.close();
@@ -227,9 +241,30 @@ enum Variant {
         });
     }
 
-    /** How the consumer takes its deliveries: one claim each, batch claims, or pipelined. */
+    /**
+     * How the consumer takes its deliveries: one claim each, batch claims, or pipelined; the tiered store's variants
+     * also batch claims without the look-ahead hints, to show what they are worth in the same run.
+     */
     enum Mode {
-        ONE_AT_A_TIME, BATCH, PIPELINED
+        ONE_AT_A_TIME, BATCH, BATCH_UNHINTED, PIPELINED
+    }
+
+    /** An executor that drops the consumer's look-ahead hints and passes everything else on. */
+    private record Unhinted(IdempotentExecutor executor) implements IdempotentExecutor {
+        @Override
+        public <T> Outcome<T> execute(Task<T> task) {
+            return executor.execute(task);
+        }
+
+        @Override
+        public <T> List<Outcome<T>> executeAll(List<Task<T>> tasks) {
+            return executor.executeAll(tasks);
+        }
+
+        @Override
+        public void close() {
+            executor.close();
+        }
     }
 
     /** What one run gives a variant. */
