@@ -334,6 +334,7 @@ public final class TieredIdempotencyStore implements IdempotencyStore {
      */
     @Override
     public void lookAhead(List<IdempotencyKey> keys) {
+        keys.forEach(key -> Objects.requireNonNull(key, "key")); // before any is noted as being read
         if (keys.isEmpty() || closing || frontPaused()) {
             return;
         }
@@ -341,7 +342,7 @@ public final class TieredIdempotencyStore implements IdempotencyStore {
         List<CompletableFuture<Optional<IdempotencyRecord>>> answers = new ArrayList<>(keys.size());
         synchronized (readAhead) {
             for (IdempotencyKey key : keys) {
-                if (!readAhead.containsKey(Objects.requireNonNull(key, "key"))) {
+                if (!readAhead.containsKey(key)) {
                     CompletableFuture<Optional<IdempotencyRecord>> answer = new CompletableFuture<>();
                     readAhead.put(key, answer);
                     toRead.add(key);

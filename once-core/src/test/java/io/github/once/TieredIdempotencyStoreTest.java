@@ -7,10 +7,12 @@ import io.github.once.spi.ClaimResult;
 import io.github.once.spi.Completion;
 import io.github.once.spi.ExecutionScope;
 import io.github.once.spi.Lease;
+import io.github.once.spi.RecordCopy;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -20,6 +22,7 @@ import org.junit.jupiter.api.DisplayName;
 import org.junit.jupiter.api.Test;
 
 import static org.assertj.core.api.Assertions.assertThat;
+import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -303,6 +306,25 @@ class TieredIdempotencyStoreTest {
         assertThat(claims.get(0)).isInstanceOf(ClaimResult.Acquired.class);
         assertThat(claims.get(1)).isInstanceOf(ClaimResult.Duplicate.class);
         assertThat(claims.get(2)).isInstanceOf(ClaimResult.Busy.class);
+    }
+
+    @Test
+    @DisplayName("the builder and a copy refuse settings that cannot work, naming them")
+    void badSettingsAreRefused() {
+        assertThatThrownBy(() -> TieredIdempotencyStore.builder(front, front))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("two stores");
+        assertThatThrownBy(() -> TieredIdempotencyStore.builder(front, records).copyDelay(Duration.ofMillis(-1)))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("copyDelay");
+        assertThatThrownBy(() -> TieredIdempotencyStore.builder(front, records).maxCopiesInFlight(0))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("maxCopiesInFlight");
+        assertThatThrownBy(() -> TieredIdempotencyStore.builder(front, records).frontPause(Duration.ZERO))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("frontPause");
+        assertThatThrownBy(() -> new RecordCopy(null, bytes("x"), Duration.ofMinutes(1)))
+                .isInstanceOf(NullPointerException.class).hasMessageContaining("key");
+        assertThatThrownBy(() -> new RecordCopy(key, bytes("x"), Duration.ZERO))
+                .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("retention");
+        assertThatThrownBy(() -> store.lookAhead(Arrays.asList(key, null)))
+                .isInstanceOf(NullPointerException.class).hasMessageContaining("key");
     }
 
     // ---------------------------------------------------------------- reading ahead
