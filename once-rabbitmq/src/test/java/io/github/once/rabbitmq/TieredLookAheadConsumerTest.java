@@ -99,7 +99,8 @@ class TieredLookAheadConsumerTest {
     void queuedDeliveriesAreReadAheadAndEachEffectHappensOnce() throws Exception {
         TieredIdempotencyStore tiered = rabbit.track(tieredStore());
         Idempotency once = rabbit.track(Idempotency.builder(tiered)
-                .config(IdempotencyConfig.custom().leaseDuration(Duration.ofSeconds(10)).build()).build());
+                .config(IdempotencyConfig.custom().leaseDuration(Duration.ofSeconds(10))
+                        .retention(Duration.ofMinutes(10)).build()).build()); // its Redis keys expire soon after
 
         consume(once).close(); // declares the queue
         publishAll(); // before the consumer starts: its first batch runs while the other 50 wait in hand
