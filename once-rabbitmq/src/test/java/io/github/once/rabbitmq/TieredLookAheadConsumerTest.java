@@ -7,17 +7,29 @@ import com.zaxxer.hikari.HikariDataSource;
 
 import io.github.once.Idempotency;
 import io.github.once.IdempotencyConfig;
+import io.github.once.IdempotencyKey;
+import io.github.once.IdempotencyRecord;
 import io.github.once.TieredIdempotencyStore;
 import io.github.once.jdbc.JdbcIdempotencyStore;
 import io.github.once.redis.RedisIdempotencyStore;
+import io.github.once.spi.ClaimRequest;
+import io.github.once.spi.ClaimResult;
+import io.github.once.spi.IdempotencyStore;
+import io.github.once.spi.Lease;
+import io.github.once.spi.RecordCopy;
 
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
+import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.AfterEach;
@@ -28,16 +40,19 @@ import static org.awaitility.Awaitility.await;
 
 /**
  * A consumer with batch claims over a tiered store (the real Redis in front of the real PostgreSQL): while a batch
- * runs, the deliveries queued behind it are read from the front ahead of their claims, and those claims take the
- * answers. Every message's effect happens once, and a second round of the same messages is answered by the front.
+ * runs, the deliveries queued behind it are read from the front ahead of their claims (a read asks for more keys
+ * than a batch holds), and those claims take the answers. Every message's effect happens once, and a second round of the same messages is answered by the front.
  */
 class TieredLookAheadConsumerTest {
 
     private static final int MESSAGES = 60;
+    private static final int BATCH = 10;
 
     private final RabbitFixture rabbit = new RabbitFixture();
     private final String table = "once_ahead_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
     private final Map<String, AtomicInteger> effects = new ConcurrentHashMap<>();
+    private final List<Integer> readSizes = new CopyOnWriteArrayList<>();
+    private final AtomicBoolean firstHandler = new AtomicBoolean();
     private HikariDataSource pool;
 
     @AfterEach
@@ -51,6 +66,55 @@ class TieredLookAheadConsumerTest {
         }
     }
 
+    /** The Redis store, passed through; it notes how many keys each asynchronous read asks for. */
+    private record NotingFront(RedisIdempotencyStore redis, List<Integer> readSizes) implements IdempotencyStore {
+        @Override
+        public CompletionStage<List<Optional<IdempotencyRecord>>> findAllAsync(List<IdempotencyKey> keys) {
+            readSizes.add(keys.size());
+            return redis.findAllAsync(keys);
+        }
+
+        @Override
+        public List<Optional<IdempotencyRecord>> findAll(List<IdempotencyKey> keys) {
+            return redis.findAll(keys);
+        }
+
+        @Override
+        public Optional<IdempotencyRecord> find(IdempotencyKey key) {
+            return redis.find(key);
+        }
+
+        @Override
+        public CompletionStage<List<Boolean>> insertCopiesAsync(List<RecordCopy> copies) {
+            return redis.insertCopiesAsync(copies);
+        }
+
+        @Override
+        public ClaimResult claim(ClaimRequest request) {
+            return redis.claim(request);
+        }
+
+        @Override
+        public boolean complete(Lease lease, byte[] result, Duration retention) {
+            return redis.complete(lease, result, retention);
+        }
+
+        @Override
+        public boolean release(Lease lease) {
+            return redis.release(lease);
+        }
+
+        @Override
+        public Optional<Lease> renew(Lease lease, Duration leaseDuration) {
+            return redis.renew(lease, leaseDuration);
+        }
+
+        @Override
+        public void close() {
+            redis.close();
+        }
+    }
+
     private TieredIdempotencyStore tieredStore() {
         HikariConfig config = new HikariConfig();
         config.setJdbcUrl("jdbc:postgresql://127.0.0.1:5432/test");
@@ -61,7 +125,7 @@ class TieredLookAheadConsumerTest {
                 .createTableIfMissing(true).build();
         RedisIdempotencyStore front = RedisIdempotencyStore.builder().uri("redis://127.0.0.1:6379")
                 .keyPrefix("once-ahead-" + UUID.randomUUID().toString().substring(0, 8) + ":").build();
-        return TieredIdempotencyStore.of(front, records);
+        return TieredIdempotencyStore.of(new NotingFront(front, readSizes), records);
     }
 
     /** A consumer taking batches of 10 out of 60 in hand, so that batches wait behind the one running. */
@@ -71,9 +135,14 @@ class TieredLookAheadConsumerTest {
                 .retry(rabbit.remember(RetryPolicy.defaults()))
                 .prefetch(MESSAGES)
                 .batchClaims(true)
-                .maxBatch(10)
+                .maxBatch(BATCH)
                 .requestHandler((delivery, ctx) -> {
                     String id = delivery.getProperties().getMessageId();
+                    if (firstHandler.compareAndSet(true, false)) {
+                        // Every message is in the consumer's hands before the first handler returns, so the hint
+                        // after it sees the whole queue behind the batch, however fast the broker delivered.
+                        await().atMost(Duration.ofSeconds(10)).until(() -> rabbit.messageCount(rabbit.queue) == 0);
+                    }
                     effects.computeIfAbsent(id, k -> new AtomicInteger()).incrementAndGet();
                     return ("done " + id).getBytes(StandardCharsets.UTF_8);
                 })
@@ -104,6 +173,7 @@ class TieredLookAheadConsumerTest {
 
         consume(once).close(); // declares the queue
         publishAll(); // before the consumer starts: its first batch runs while the other 50 wait in hand
+        firstHandler.set(true);
         OnceConsumer first = consume(once);
         awaitAllSettled(first);
         first.close();
@@ -112,6 +182,8 @@ class TieredLookAheadConsumerTest {
         assertThat(effects.values()).allSatisfy(n -> assertThat(n).hasValue(1));
         long takenFirst = tiered.readAheadTaken();
         assertThat(takenFirst).as("claims that took an answer read ahead").isPositive();
+        assertThat(readSizes).as("a read ahead for more keys than a batch holds: the deliveries queued behind it")
+                .anySatisfy(size -> assertThat(size).isGreaterThan(BATCH));
         assertThat(tiered.frontHits()).as("new keys: nothing for the front to answer").isZero();
 
         await().atMost(Duration.ofSeconds(10)).until(() -> tiered.copiesInFlight() == 0);
