@@ -434,7 +434,6 @@ public final class TieredIdempotencyStore implements IdempotencyStore {
             }
         }
         List<Optional<IdempotencyRecord>> read = null;
-        List<Optional<IdempotencyRecord>> readAhead = new ArrayList<>(requests.size());
         try {
             if (!unread.isEmpty()) {
                 read = front.findAll(unread);
@@ -442,17 +441,13 @@ public final class TieredIdempotencyStore implements IdempotencyStore {
         } catch (RuntimeException e) {
             frontFailed("find", e);
         } finally {
-            for (CompletableFuture<Optional<IdempotencyRecord>> answer : ahead) {
-                readAhead.add(answer == null ? null : awaitReadAhead(answer));
-            }
-            // Only now: a read ahead answered while a batch ran would otherwise put its copies ahead of this read.
             afterLookUp();
         }
         int next = 0;
         for (int i = 0; i < requests.size(); i++) {
             Optional<IdempotencyRecord> found;
             if (ahead.get(i) != null) {
-                found = readAhead.get(i);
+                found = awaitReadAhead(ahead.get(i));
             } else {
                 found = read == null ? null : read.get(next);
                 next++;
@@ -465,9 +460,6 @@ public final class TieredIdempotencyStore implements IdempotencyStore {
     /** The answer read ahead for {@code key}, taken so that no later claim uses it; null when none was read. */
     private CompletableFuture<Optional<IdempotencyRecord>> takeReadAhead(IdempotencyKey key) {
         synchronized (readAhead) {
-            if (readAhead.isEmpty()) {
-                return null;
-            }
             return readAhead.remove(key);
         }
     }
