@@ -103,18 +103,11 @@ final class ChannelSession {
     }
 
     /**
-     * Up to {@code max} of the deliveries queued, in delivery order, left in the queue: what the next batch will
-     * most likely hold (the view may miss deliveries that arrive meanwhile).
+     * The deliveries queued, in delivery order, left in the queue: what the next batches will hold (a delivery that
+     * arrives meanwhile may be missed).
      */
-    List<Inbound> peekQueued(int max) {
-        List<Inbound> next = new ArrayList<>(Math.min(max, inbox.size()));
-        for (Inbound in : inbox) {
-            if (next.size() == max) {
-                break;
-            }
-            next.add(in);
-        }
-        return next;
+    List<Inbound> queued() {
+        return new ArrayList<>(inbox);
     }
 
     /** Up to {@code max} deliveries already queued, in delivery order, without waiting; empty when none. */

@@ -245,7 +245,7 @@ final class ConsumerWorker implements Runnable {
      */
     private void lookAhead() {
         hintedAt = session.arrivals();
-        List<Inbound> queued = session.peekQueued(Integer.MAX_VALUE); // the prefetch bounds it
+        List<Inbound> queued = session.queued(); // the prefetch bounds it
         if (foundAhead.size() > 2 * queued.size() + batchSize) {
             foundAhead.clear(); // deliveries that left without being taken in hand (a channel closed)
         }
@@ -319,13 +319,11 @@ final class ConsumerWorker implements Runnable {
 
     private Task<byte[]> task(Admitted a, IdempotencyKey key) {
         Delivery d = a.in().delivery();
-        if (flow != null) {
-            return new Task<>(key, d.getBody(), ResultCodec.bytes(),
-                    ctx -> s.handler().handle(d, new Context(ctx, a.attempt(), d.getEnvelope().isRedeliver())));
-        }
         return new Task<>(key, d.getBody(), ResultCodec.bytes(), ctx -> {
             byte[] result = s.handler().handle(d, new Context(ctx, a.attempt(), d.getEnvelope().isRedeliver()));
-            lookAheadAtArrivals(); // deliveries that came while this batch ran, read before the next one claims
+            if (flow == null) {
+                lookAheadAtArrivals(); // deliveries that came while this batch ran, read before the next one claims
+            }
             return result;
         });
     }
