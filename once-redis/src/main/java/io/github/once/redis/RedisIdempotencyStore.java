@@ -179,48 +179,37 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
     /** The keys and the arguments of one script call per key, in the order of the batch. */
     private record Calls(byte[][] keyNames, byte[][][] args) {
-        static Calls claims(KeyLayout keys, List<ClaimRequest> requests) {
-            int n = requests.size();
+        private static final byte[][] NO_ARGS = new byte[0][];
+
+        /** One call per item, in order: its key's Redis key and its arguments. */
+        static <T> Calls of(KeyLayout keys, List<T> items, Function<T, IdempotencyKey> key,
+                            Function<T, byte[][]> args) {
+            int n = items.size();
             Calls calls = new Calls(new byte[n][], new byte[n][][]);
             for (int i = 0; i < n; i++) {
-                ClaimRequest request = requests.get(i);
-                calls.keyNames[i] = keys.key(request.key());
-                calls.args[i] = claimArgs(request);
+                T item = items.get(i);
+                calls.keyNames[i] = keys.key(Objects.requireNonNull(key.apply(item), "key"));
+                calls.args[i] = args.apply(item);
             }
             return calls;
+        }
+
+        static Calls claims(KeyLayout keys, List<ClaimRequest> requests) {
+            return of(keys, requests, ClaimRequest::key, RedisIdempotencyStore::claimArgs);
         }
 
         static Calls finds(KeyLayout keys, List<IdempotencyKey> keysToFind) {
-            int n = keysToFind.size();
-            Calls calls = new Calls(new byte[n][], new byte[n][][]);
-            for (int i = 0; i < n; i++) {
-                calls.keyNames[i] = keys.key(Objects.requireNonNull(keysToFind.get(i), "key"));
-                calls.args[i] = new byte[0][];
-            }
-            return calls;
+            return of(keys, keysToFind, key -> key, key -> NO_ARGS);
         }
 
         static Calls inserts(KeyLayout keys, List<RecordCopy> copies) {
-            int n = copies.size();
-            Calls calls = new Calls(new byte[n][], new byte[n][][]);
-            for (int i = 0; i < n; i++) {
-                RecordCopy copy = copies.get(i);
-                calls.keyNames[i] = keys.key(copy.key());
-                calls.args[i] = new byte[][] {millis(copy.retention()),
-                    copy.result() == null ? WITHOUT_RESULT : WITH_RESULT, copy.result() == null ? EMPTY : copy.result()};
-            }
-            return calls;
+            return of(keys, copies, RecordCopy::key, copy -> new byte[][] {millis(copy.retention()),
+                copy.result() == null ? WITHOUT_RESULT : WITH_RESULT, copy.result() == null ? EMPTY : copy.result()});
         }
 
         static Calls completions(KeyLayout keys, List<Completion> completions) {
-            int n = completions.size();
-            Calls calls = new Calls(new byte[n][], new byte[n][][]);
-            for (int i = 0; i < n; i++) {
-                Completion completion = completions.get(i);
-                calls.keyNames[i] = keys.key(completion.lease().key());
-                calls.args[i] = completeArgs(completion.lease(), completion.result(), completion.retention());
-            }
-            return calls;
+            return of(keys, completions, completion -> completion.lease().key(),
+                    completion -> completeArgs(completion.lease(), completion.result(), completion.retention()));
         }
     }
 
