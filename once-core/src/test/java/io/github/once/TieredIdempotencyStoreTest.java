@@ -24,6 +24,7 @@ import org.junit.jupiter.api.Test;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
 import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertTimeoutPreemptively;
 
 /**
  * The tiered store: the front answers duplicates alone, copies are written off the caller's thread, and losing the
@@ -414,7 +415,9 @@ class TieredIdempotencyStoreTest {
         front.hold();
         store.lookAhead(List.of(key));
 
-        assertThat(run("order")).isInstanceOf(Outcome.Processed.class);
+        // The read is held until the end: a claim that waited for it without a bound would fail here, not hang.
+        assertThat(assertTimeoutPreemptively(Duration.ofSeconds(10), () -> run("order")))
+                .isInstanceOf(Outcome.Processed.class);
 
         assertThat(store.readAheadTaken()).isZero();
         front.letGo();
