@@ -237,10 +237,13 @@ final class Sql {
         // commit). Only the other keys go to the upsert, whose DO UPDATE ... WHERE re-checks the latest version:
         // a row that became untakeable after the snapshot is locked but left unchanged and not returned, and the
         // caller reads it afterwards. v and c are each referenced twice, so PostgreSQL evaluates them once.
+        // held looks each given key up by primary key (LATERAL, kept from being flattened into a join by OFFSET 0):
+        // as a plain join, statistics that call the table empty (an ANALYZE after a purge emptied it) made the
+        // planner walk the whole primary key index for every claim, with the keys as a filter.
         return "WITH v(ns, k, lease, expiry, fp, claim_id) AS (VALUES " + values + "),"
                 + " c AS (SELECT clock_timestamp() AS now),"
-                + " held AS (SELECT " + returnedT + " FROM " + table + " AS t"
-                + " JOIN v ON t.namespace = v.ns AND t.record_key = v.k CROSS JOIN c"
+                + " held AS (SELECT " + returnedT + " FROM v CROSS JOIN c CROSS JOIN LATERAL (SELECT * FROM " + table
+                + " AS r WHERE r.namespace = v.ns AND r.record_key = v.k OFFSET 0) AS t"
                 + " WHERE NOT " + takeable("t.", "c.now") + "),"
                 + " taken AS (INSERT INTO " + table + " AS t (" + INSERTED + ")"
                 + " SELECT v.ns, v.k, 'IN_PROGRESS', CAST(EXTRACT(EPOCH FROM c.now) * 1000000 AS BIGINT),"
