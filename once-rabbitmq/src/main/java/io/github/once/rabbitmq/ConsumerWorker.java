@@ -202,9 +202,7 @@ final class ConsumerWorker implements Runnable {
         }
         if (!tasks.isEmpty()) {
             // This batch's keys not read ahead first, so that its claim never waits behind the read of the next.
-            if (!unhinted.isEmpty()) {
-                s.executor().lookAhead(unhinted);
-            }
+            hint(unhinted);
             lookAhead();
         }
         List<Outcome<byte[]>> outcomes = List.of();
@@ -259,8 +257,21 @@ final class ConsumerWorker implements Runnable {
                 }
             }
         }
-        if (!hinted.isEmpty()) {
+        hint(hinted);
+    }
+
+    /**
+     * Passes keys to the executor's look-ahead. A hint changes no outcome, so an executor that throws on one is
+     * logged and ignored here, before a batch's claim as after a handler.
+     */
+    private void hint(List<IdempotencyKey> hinted) {
+        if (hinted.isEmpty()) {
+            return;
+        }
+        try {
             s.executor().lookAhead(hinted);
+        } catch (RuntimeException e) {
+            log.debug("Consumer {}: a look-ahead hint failed; ignored", name, e);
         }
     }
 
@@ -330,13 +341,8 @@ final class ConsumerWorker implements Runnable {
 
     /** Hints the deliveries queued since the last hint once there are a quarter batch of them. */
     private void lookAheadAtArrivals() {
-        if (session.arrivals() - hintedAt < Math.max(1, batchSize / 4)) {
-            return;
-        }
-        try {
+        if (session.arrivals() - hintedAt >= Math.max(1, batchSize / 4)) {
             lookAhead();
-        } catch (RuntimeException e) {
-            log.debug("Consumer {}: a look-ahead hint failed; ignored", name, e);
         }
     }
 
