@@ -6,19 +6,15 @@ import com.rabbitmq.client.ConnectionFactory;
 import com.rabbitmq.client.NoOpMetricsCollector;
 
 import io.github.once.Idempotency;
-import io.github.once.IdempotencyKey;
-import io.github.once.IdempotencyRecord;
 import io.github.once.IdempotentExecutor;
 import io.github.once.spi.ClaimRequest;
 import io.github.once.spi.ClaimResult;
 import io.github.once.spi.IdempotencyStore;
-import io.github.once.spi.Lease;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicReference;
 
@@ -63,14 +59,13 @@ class AckSettlementTest {
     }
 
     /** The store, watched at each claim: every delivery claimed before must have been acked by then. */
-    static final class ClaimWatchingStore implements IdempotencyStore {
+    static final class ClaimWatchingStore extends ForwardingStore {
         final AtomicInteger claims = new AtomicInteger();
         final AtomicInteger late = new AtomicInteger();
-        private final IdempotencyStore store;
         private final AckCounter acks;
 
         ClaimWatchingStore(IdempotencyStore store, AckCounter acks) {
-            this.store = store;
+            super(store);
             this.acks = acks;
         }
 
@@ -80,26 +75,6 @@ class AckSettlementTest {
                 late.incrementAndGet();
             }
             return store.claim(request);
-        }
-
-        @Override
-        public boolean complete(Lease lease, byte[] result, Duration retention) {
-            return store.complete(lease, result, retention);
-        }
-
-        @Override
-        public boolean release(Lease lease) {
-            return store.release(lease);
-        }
-
-        @Override
-        public Optional<Lease> renew(Lease lease, Duration leaseDuration) {
-            return store.renew(lease, leaseDuration);
-        }
-
-        @Override
-        public Optional<IdempotencyRecord> find(IdempotencyKey key) {
-            return store.find(key);
         }
     }
 

@@ -12,10 +12,6 @@ import io.github.once.IdempotencyRecord;
 import io.github.once.TieredIdempotencyStore;
 import io.github.once.jdbc.JdbcIdempotencyStore;
 import io.github.once.redis.RedisIdempotencyStore;
-import io.github.once.spi.ClaimRequest;
-import io.github.once.spi.ClaimResult;
-import io.github.once.spi.IdempotencyStore;
-import io.github.once.spi.Lease;
 import io.github.once.spi.RecordCopy;
 
 import java.nio.charset.StandardCharsets;
@@ -67,51 +63,33 @@ class TieredLookAheadConsumerTest {
     }
 
     /** The Redis store, passed through; it notes how many keys each asynchronous read asks for. */
-    private record NotingFront(RedisIdempotencyStore redis, List<Integer> readSizes) implements IdempotencyStore {
+    private static final class NotingFront extends ForwardingStore {
+        private final List<Integer> readSizes;
+
+        NotingFront(RedisIdempotencyStore redis, List<Integer> readSizes) {
+            super(redis);
+            this.readSizes = readSizes;
+        }
+
         @Override
         public CompletionStage<List<Optional<IdempotencyRecord>>> findAllAsync(List<IdempotencyKey> keys) {
             readSizes.add(keys.size());
-            return redis.findAllAsync(keys);
+            return store.findAllAsync(keys);
         }
 
         @Override
         public List<Optional<IdempotencyRecord>> findAll(List<IdempotencyKey> keys) {
-            return redis.findAll(keys);
-        }
-
-        @Override
-        public Optional<IdempotencyRecord> find(IdempotencyKey key) {
-            return redis.find(key);
+            return store.findAll(keys);
         }
 
         @Override
         public CompletionStage<List<Boolean>> insertCopiesAsync(List<RecordCopy> copies) {
-            return redis.insertCopiesAsync(copies);
-        }
-
-        @Override
-        public ClaimResult claim(ClaimRequest request) {
-            return redis.claim(request);
-        }
-
-        @Override
-        public boolean complete(Lease lease, byte[] result, Duration retention) {
-            return redis.complete(lease, result, retention);
-        }
-
-        @Override
-        public boolean release(Lease lease) {
-            return redis.release(lease);
-        }
-
-        @Override
-        public Optional<Lease> renew(Lease lease, Duration leaseDuration) {
-            return redis.renew(lease, leaseDuration);
+            return store.insertCopiesAsync(copies);
         }
 
         @Override
         public void close() {
-            redis.close();
+            store.close();
         }
     }
 
