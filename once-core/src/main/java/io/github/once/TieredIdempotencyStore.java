@@ -556,9 +556,9 @@ public final class TieredIdempotencyStore implements IdempotencyStore {
     }
 
     /**
-     * Sends the copies waiting, if any: after a look-up was answered (so that a look-up never queues behind copies
-     * on the front's connection), when the copy delay is over, and on close. Only the delay's own task clears the
-     * mark that one is scheduled, so a copy added meanwhile is always covered by it.
+     * Sends the copies waiting, if any, on the calling thread: when the copy delay is over, and on close (after a
+     * look-up, {@link #afterLookUp} hands them to another thread instead). Only the delay's own task clears the mark
+     * that one is scheduled, so a copy added meanwhile is always covered by it.
      */
     private void sendWaiting(boolean delayOver) {
         List<IdempotencyRecord> batch = takeWaiting(delayOver);
