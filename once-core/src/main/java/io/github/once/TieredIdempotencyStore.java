@@ -66,9 +66,10 @@ import org.slf4j.LoggerFactory;
  * copy beyond that is skipped and counted ({@link #copiesSkipped()}), never waited for and never queued: the next
  * duplicate that reaches the store of record copies the record then.
  *
- * <p>A caller that knows which keys come next (a consumer's deliveries queued behind the batch it runs) passes them
- * to {@link #lookAhead}: the front is read for them then, without waiting, and their claims take those answers
- * instead of waiting for a read of their own ({@link #readAheadTaken()}).
+ * <p>A caller that knows which keys come next (a consumer, each delivery's key as it arrives) passes them to
+ * {@link #lookAhead}: the front is read for them then, without waiting, one read in flight at a time and the keys
+ * hinted meanwhile together in the next, and their claims take those answers instead of waiting for a read of their
+ * own ({@link #readAheadTaken()}). A read ahead, once answered, sends the copies waiting.
  *
  * <p>Losing the front never changes an answer: a front that was flushed or restarted empty only sends claims to
  * the store of record; a front that fails is logged, counted ({@link #frontFailures()}, {@link Listener}) and
@@ -128,6 +129,14 @@ public final class TieredIdempotencyStore implements IdempotencyStore {
                     return size() > MAX_READ_AHEAD;
                 }
             };
+    /**
+     * Keys hinted while a read ahead was in flight, with their answers, sent together when it is answered: at most
+     * one read ahead is in flight, so a caller that hints each key as it comes still reads the front in batches.
+     * Guarded by {@link #readAhead}, as is {@link #reading}.
+     */
+    private final List<IdempotencyKey> unsent = new ArrayList<>();
+    private final List<CompletableFuture<Optional<IdempotencyRecord>>> unsentAnswers = new ArrayList<>();
+    private boolean reading;
     private final AtomicLong readAheadTaken = new AtomicLong();
     private final AtomicLong frontHits = new AtomicLong();
     private final AtomicLong frontFailures = new AtomicLong();
@@ -322,15 +331,20 @@ public final class TieredIdempotencyStore implements IdempotencyStore {
 
     /**
      * Starts reading {@code keys}' copies from the front ({@code findAllAsync}) for claims to come, so that a claim
-     * of one of them takes the answer instead of waiting for a read: in a consumer, the next batch's read overlaps
-     * the current batch's work in the store of record. Keys already being read are skipped; at most 10,000 answers
-     * are kept (the oldest are dropped), each taken by the first claim of its key.
+     * of one of them takes the answer instead of waiting for a read: in a consumer, the read overlaps the work on
+     * the deliveries before it. Keys already being read are skipped; at most 10,000 answers are kept (the oldest are
+     * dropped), each taken by the first claim of its key.
+     *
+     * <p>At most one read ahead is in flight: keys hinted while one is are read together once it is answered, on
+     * the thread that completes it (the front's own, such as Lettuce's I/O thread), with the copies waiting sent
+     * right after that read. So a caller may hint each key as it comes (a consumer does, as each delivery arrives)
+     * and the front is still read in batches, with no thread woken for it.
      *
      * <p>An answer read ahead is as good as one read at the claim: a copy is of a completed record, which stays
      * completed until it expires (the claim checks the copy's expiry), and a key that completed after the read only
      * goes to the store of record, which answers it as a duplicate, as with an empty front. A front whose
      * {@code findAllAsync} is the SPI's default reads on the caller's thread. A read that fails counts as a front
-     * failure; its claims go to the store of record.
+     * failure; its claims, and those of the keys hinted while it was in flight, go to the store of record.
      */
     @Override
     public void lookAhead(List<IdempotencyKey> keys) {
@@ -338,21 +352,31 @@ public final class TieredIdempotencyStore implements IdempotencyStore {
         if (keys.isEmpty() || closing || frontPaused()) {
             return;
         }
-        List<IdempotencyKey> toRead = new ArrayList<>(keys.size());
-        List<CompletableFuture<Optional<IdempotencyRecord>>> answers = new ArrayList<>(keys.size());
+        List<IdempotencyKey> toRead;
+        List<CompletableFuture<Optional<IdempotencyRecord>>> answers;
         synchronized (readAhead) {
             for (IdempotencyKey key : keys) {
-                if (!readAhead.containsKey(key)) {
+                if (!readAhead.containsKey(key) && unsent.size() < MAX_READ_AHEAD) {
                     CompletableFuture<Optional<IdempotencyRecord>> answer = new CompletableFuture<>();
                     readAhead.put(key, answer);
-                    toRead.add(key);
-                    answers.add(answer);
+                    unsent.add(key);
+                    unsentAnswers.add(answer);
                 }
             }
+            if (reading || unsent.isEmpty()) {
+                return; // the read in flight sends them when it is answered
+            }
+            reading = true;
+            toRead = new ArrayList<>(unsent);
+            answers = new ArrayList<>(unsentAnswers);
+            unsent.clear();
+            unsentAnswers.clear();
         }
-        if (toRead.isEmpty()) {
-            return;
-        }
+        readAhead(toRead, answers);
+    }
+
+    /** Sends one read ahead; when it is answered, the next one and the copies waiting ({@link #afterReadAhead}). */
+    private void readAhead(List<IdempotencyKey> toRead, List<CompletableFuture<Optional<IdempotencyRecord>>> answers) {
         CompletionStage<List<Optional<IdempotencyRecord>>> read;
         try {
             read = front.findAllAsync(toRead);
@@ -367,7 +391,33 @@ public final class TieredIdempotencyStore implements IdempotencyStore {
             if (failure != null) {
                 frontFailed("find", unchecked(failure));
             }
+            afterReadAhead();
         });
+    }
+
+    /**
+     * After a read ahead was answered: sends the keys hinted meanwhile in one read (or, with the front paused or
+     * this store closing, answers them with nothing, so their claims go to the store of record), then the copies
+     * waiting, so that the read does not queue behind them on the front's connection.
+     */
+    private void afterReadAhead() {
+        List<IdempotencyKey> next = null;
+        List<CompletableFuture<Optional<IdempotencyRecord>>> answers;
+        synchronized (readAhead) {
+            answers = new ArrayList<>(unsentAnswers);
+            if (!unsent.isEmpty() && !closing && !frontPaused()) {
+                next = new ArrayList<>(unsent);
+            }
+            unsent.clear();
+            unsentAnswers.clear();
+            reading = next != null;
+        }
+        if (next != null) {
+            readAhead(next, answers);
+        } else {
+            answers.forEach(answer -> answer.complete(null));
+        }
+        sendWaiting(false);
     }
 
     /**
@@ -401,8 +451,8 @@ public final class TieredIdempotencyStore implements IdempotencyStore {
         }
         CompletableFuture<Optional<IdempotencyRecord>> ahead = takeReadAhead(request.key());
         if (ahead != null) {
+            // The read's own completion sent the copies waiting then.
             Optional<IdempotencyRecord> found = awaitReadAhead(ahead);
-            afterLookUp();
             return found == null ? null : answerFromCopy(request, found);
         }
         Optional<IdempotencyRecord> found;
@@ -434,14 +484,14 @@ public final class TieredIdempotencyStore implements IdempotencyStore {
             }
         }
         List<Optional<IdempotencyRecord>> read = null;
-        try {
-            if (!unread.isEmpty()) {
+        if (!unread.isEmpty()) {
+            try {
                 read = front.findAll(unread);
+            } catch (RuntimeException e) {
+                frontFailed("find", e);
+            } finally {
+                afterLookUp();
             }
-        } catch (RuntimeException e) {
-            frontFailed("find", e);
-        } finally {
-            afterLookUp();
         }
         int next = 0;
         for (int i = 0; i < requests.size(); i++) {
@@ -540,8 +590,8 @@ public final class TieredIdempotencyStore implements IdempotencyStore {
     }
 
     /**
-     * After a look-up was answered: hands the copies waiting, if any, to another thread to send, so that the
-     * caller's claim goes on at once (encoding them costs a few microseconds per copy).
+     * After a claim's own look-up was answered: hands the copies waiting, if any, to another thread to send, so
+     * that the caller's claim goes on at once (encoding them costs a few microseconds per copy).
      */
     private void afterLookUp() {
         List<IdempotencyRecord> batch = takeWaiting(false);
@@ -556,9 +606,10 @@ public final class TieredIdempotencyStore implements IdempotencyStore {
     }
 
     /**
-     * Sends the copies waiting, if any, on the calling thread: when the copy delay is over, and on close (after a
-     * look-up, {@link #afterLookUp} hands them to another thread instead). Only the delay's own task clears the mark
-     * that one is scheduled, so a copy added meanwhile is always covered by it.
+     * Sends the copies waiting, if any, on the calling thread: when the copy delay is over, after a read ahead (on
+     * the thread that completed it), and on close (after a claim's own look-up, {@link #afterLookUp} hands them to
+     * another thread instead). Only the delay's own task clears the mark that one is scheduled, so a copy added
+     * meanwhile is always covered by it.
      */
     private void sendWaiting(boolean delayOver) {
         List<IdempotencyRecord> batch = takeWaiting(delayOver);

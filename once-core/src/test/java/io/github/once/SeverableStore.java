@@ -11,6 +11,7 @@ import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.CompletionStage;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -36,6 +37,8 @@ final class SeverableStore implements IdempotencyStore {
     private volatile boolean closed;
     private volatile CompletableFuture<Void> gate = CompletableFuture.completedFuture(null);
     final AtomicInteger calls = new AtomicInteger();
+    /** How many keys each {@code findAllAsync} asked for, noted when it was called (before any hold). */
+    final List<Integer> asyncReads = new CopyOnWriteArrayList<>();
 
     void cut() {
         down = true;
@@ -90,6 +93,7 @@ final class SeverableStore implements IdempotencyStore {
 
     @Override
     public CompletionStage<List<Optional<IdempotencyRecord>>> findAllAsync(List<IdempotencyKey> keys) {
+        asyncReads.add(keys.size());
         return later(() -> findAll(keys));
     }
 

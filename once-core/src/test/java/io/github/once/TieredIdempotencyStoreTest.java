@@ -424,6 +424,72 @@ class TieredIdempotencyStoreTest {
     }
 
     @Test
+    @DisplayName("keys hinted while a read ahead is in flight are read together, in one read, once it is answered")
+    void keysHintedDuringAReadAheadAreReadTogetherAfterIt() {
+        IdempotencyKey second = IdempotencyKey.of("orders", "order-2");
+        IdempotencyKey third = IdempotencyKey.of("orders", "order-3");
+        front.hold();
+        store.lookAhead(List.of(key));
+        store.lookAhead(List.of(second));
+        store.lookAhead(List.of(third, key)); // key is being read already
+
+        assertThat(front.asyncReads).as("one read in flight at a time").containsExactly(1);
+        front.letGo();
+        await().atMost(COPY_WAIT).until(() -> front.asyncReads.size() == 2);
+        assertThat(front.asyncReads).as("the keys hinted meanwhile, together").containsExactly(1, 2);
+        await().atMost(COPY_WAIT).until(() -> front.calls.get() == 2);
+        resetCounts();
+
+        List<ClaimResult> claims = store.claimAll(
+                List.of(claimOf(key, null), claimOf(second, null), claimOf(third, null)));
+
+        assertThat(claims).allMatch(claim -> claim instanceof ClaimResult.Acquired);
+        assertThat(front.calls).as("no read of their own").hasValue(0);
+        assertThat(store.readAheadTaken()).isEqualTo(3);
+    }
+
+    @Test
+    @DisplayName("when a read ahead fails, the keys hinted meanwhile are not sent, and the next hint after the pause reads at once")
+    void keysHintedDuringAFailedReadAheadAreDropped() {
+        IdempotencyKey second = IdempotencyKey.of("orders", "order-2");
+        IdempotencyKey third = IdempotencyKey.of("orders", "order-3");
+        front.cut();
+        front.hold();
+        store.lookAhead(List.of(key));
+        store.lookAhead(List.of(second));
+        front.letGo();
+        await().atMost(COPY_WAIT).until(() -> failures.contains("find"));
+        front.restore();
+        clock.advance(Duration.ofSeconds(2)); // past the front's pause
+
+        store.lookAhead(List.of(third));
+
+        assertThat(front.asyncReads).as("the failed read, then the new hint alone").containsExactly(1, 1);
+        assertThat(store.claim(claimOf(second, null))).as("answered by the store of record")
+                .isInstanceOf(ClaimResult.Acquired.class);
+        assertThat(store.readAheadTaken()).isZero();
+    }
+
+    @Test
+    @DisplayName("a read ahead, once answered, sends the copies waiting")
+    void aReadAheadSendsTheWaitingCopies() {
+        SeverableStore patientFront = new SeverableStore();
+        TieredIdempotencyStore patient = withCopyDelay(patientFront, Duration.ofHours(1));
+        try (Idempotency patientOnce = Idempotency.builder(patient).build()) {
+            assertThat(patientOnce.execute(key, bytes("order"), ResultCodec.utf8(), ctx -> "r1"))
+                    .isInstanceOf(Outcome.Processed.class);
+            assertThat(patient.copiesInFlight()).as("the copy waits").isEqualTo(1);
+
+            patient.lookAhead(List.of(IdempotencyKey.of("orders", "order-2")));
+
+            await("sent after the read ahead").atMost(COPY_WAIT).until(() -> copied(patientFront, key));
+            await().atMost(COPY_WAIT).until(() -> patient.copiesInFlight() == 0);
+        } finally {
+            patient.close();
+        }
+    }
+
+    @Test
     @DisplayName("the caller does not wait for the copy: a completion returns while the front holds it; it lands once let go")
     void completionReturnsWhileTheCopyIsHeld() {
         front.hold();
