@@ -20,6 +20,7 @@ import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.atomic.AtomicLong;
+import java.util.function.Function;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -42,9 +43,8 @@ final class ChannelSession {
     private final Clock clock;
     private final PauseGate gate;
     private final AtomicInteger inHand;
+    private final Function<Delivery, DeliveryKey> atArrival;
     private final BlockingQueue<Inbound> inbox = new LinkedBlockingQueue<>();
-    /** Deliveries queued since this session began, for a worker that looks at new ones only. */
-    private final AtomicLong arrivals = new AtomicLong();
     private final AtomicLong generation = new AtomicLong();
     private final Doorbell doorbell = new Doorbell();
 
@@ -58,13 +58,19 @@ final class ChannelSession {
     private Instant nextReopen = Instant.MIN;
     private Backoff reopenBackoff = Backoff.of(Duration.ofMillis(100), Duration.ofSeconds(5));
 
-    /** @param inHand counts each delivery received here; whoever settles it counts it down */
-    ChannelSession(ConsumerSettings settings, String name, PauseGate gate, AtomicInteger inHand) {
+    /**
+     * @param inHand    counts each delivery received here; whoever settles it counts it down
+     * @param atArrival called with each delivery as it arrives, on the connection's dispatch thread, before it is
+     *                  queued: its key, or null to leave the key to the worker
+     */
+    ChannelSession(ConsumerSettings settings, String name, PauseGate gate, AtomicInteger inHand,
+                   Function<Delivery, DeliveryKey> atArrival) {
         this.settings = settings;
         this.name = name;
         this.clock = settings.config().clock();
         this.gate = gate;
         this.inHand = inHand;
+        this.atArrival = atArrival;
     }
 
     Channel channel() {
@@ -95,19 +101,6 @@ final class ChannelSession {
         batch.add(first);
         inbox.drainTo(batch, max - 1);
         return batch;
-    }
-
-    /** How many deliveries have been queued since this session began. */
-    long arrivals() {
-        return arrivals.get();
-    }
-
-    /**
-     * The deliveries queued, in delivery order, left in the queue: what the next batches will hold (a delivery that
-     * arrives meanwhile may be missed).
-     */
-    List<Inbound> queued() {
-        return new ArrayList<>(inbox);
     }
 
     /** Up to {@code max} deliveries already queued, in delivery order, without waiting; empty when none. */
@@ -255,6 +248,16 @@ final class ChannelSession {
         }
     }
 
+    /** The delivery's key from {@link #atArrival}; null, for the worker to find, when that fails. */
+    private DeliveryKey keyAtArrival(Delivery delivery) {
+        try {
+            return atArrival.apply(delivery);
+        } catch (RuntimeException e) {
+            log.debug("Consumer {}: looking at a delivery as it arrived failed; its worker finds its key", name, e);
+            return null;
+        }
+    }
+
     /** Receives deliveries for one channel incarnation and notices when it shuts down. */
     private final class SessionConsumer implements Consumer {
         private final Channel ch;
@@ -320,8 +323,8 @@ final class ChannelSession {
         public void handleDelivery(String consumerTag, Envelope envelope, AMQP.BasicProperties properties,
                                    byte[] body) {
             inHand.incrementAndGet();
-            inbox.add(new Inbound(new Delivery(envelope, properties, body), generation.get(), ch));
-            arrivals.incrementAndGet();
+            Delivery delivery = new Delivery(envelope, properties, body);
+            inbox.add(new Inbound(delivery, generation.get(), ch, keyAtArrival(delivery)));
             doorbell.ring();
         }
     }

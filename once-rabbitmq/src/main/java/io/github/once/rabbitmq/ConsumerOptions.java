@@ -74,12 +74,11 @@ abstract class ConsumerOptions<B extends ConsumerOptions<B>> {
 
     /**
      * Claim the deliveries in hand with one store call ({@code executeAll}) instead of one per message.
-     * Later claims of a batch wait for the handlers before them, so keep batches well inside the lease. While a
-     * batch runs, the keys of the deliveries queued behind it go to the executor as a hint
-     * ({@code IdempotentExecutor.lookAhead}), before its claim (right after the batch's own keys not hinted yet, so
-     * that its claim never waits behind them) and again after a handler once a quarter batch more has arrived: a
-     * tiered store reads its front for them then, so the next batch's claims do not wait for that read. The hint
-     * changes no outcome; other stores ignore it.
+     * Later claims of a batch wait for the handlers before them, so keep batches well inside the lease. Unless the
+     * consumer is pipelined, each delivery's key is found as it arrives (on the connection's dispatch thread, so a
+     * key extractor runs there) and goes to the executor as a hint ({@code IdempotentExecutor.lookAhead}): a
+     * tiered store reads its front for it then, so the claim does not wait for that read. The hint changes no
+     * outcome; other stores ignore it.
      */
     public B batchClaims(boolean batchClaims) {
         this.batchClaims = batchClaims;

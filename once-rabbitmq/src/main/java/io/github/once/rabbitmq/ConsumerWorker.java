@@ -14,9 +14,7 @@ import io.github.once.Task;
 
 import java.io.IOException;
 import java.util.ArrayList;
-import java.util.IdentityHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.slf4j.Logger;
@@ -43,14 +41,6 @@ final class ConsumerWorker implements Runnable {
     private final Settlement settlement;
     /** The pipelined mode's flow, or null in the batch mode (batches of one without batch claims). */
     private final PipelinedFlow flow;
-    /**
-     * Keys of the deliveries queued behind the batch running, found for the executor's look-ahead hint and kept
-     * until the delivery is taken in hand, so that each key is found and hinted once; only this worker's thread
-     * uses it.
-     */
-    private final Map<Inbound, DeliveryKey> foundAhead = new IdentityHashMap<>();
-    /** The session's arrivals at the last hint; a batch hints again once a quarter batch more has arrived. */
-    private long hintedAt;
 
     ConsumerWorker(ConsumerSettings settings, int index, PauseGate gate, ListenerCalls listener) {
         ConsumerConfig c = settings.config();
@@ -59,8 +49,12 @@ final class ConsumerWorker implements Runnable {
         this.batchSize = c.batchSize();
         this.gate = gate;
         this.listener = listener;
-        this.session = new ChannelSession(settings, name, gate, inHand);
         this.keys = new DeliveryKeys(c.keyExtractor(), settings.namespace());
+        // In the batch mode each delivery's key is found as it arrives and hinted to the executor (look-ahead),
+        // so that a store that reads before it claims (a tiered store) reads it while the batches before it run.
+        // The pipelined mode claims deliveries as they arrive: nothing to read ahead of.
+        this.session = new ChannelSession(settings, name, gate, inHand,
+                c.pipelined() ? delivery -> null : this::keyAtArrival);
         // One threshold for both crash-loop signals: the executor's.
         int crashLoopAfter = (settings.executor() instanceof Idempotency i ? i.config()
                 : IdempotencyConfig.defaults()).crashLoopAfter();
@@ -186,24 +180,14 @@ final class ConsumerWorker implements Runnable {
         listener.onBatch(batch.size());
         List<Admitted> admitted = new ArrayList<>(batch.size());
         List<Task<byte[]>> tasks = new ArrayList<>(batch.size());
-        List<IdempotencyKey> unhinted = new ArrayList<>();
         for (Inbound in : batch) {
-            boolean hinted = foundAhead.containsKey(in);
             Admitted a = admit(in);
             if (a != null) {
                 admitted.add(a);
                 if (a.key() instanceof DeliveryKey.Keyed keyed && a.early() == null) {
                     tasks.add(task(a, keyed.key()));
-                    if (!hinted) {
-                        unhinted.add(keyed.key());
-                    }
                 }
             }
-        }
-        if (!tasks.isEmpty()) {
-            // This batch's keys not read ahead first, so that its claim never waits behind the read of the next.
-            hint(unhinted);
-            lookAhead();
         }
         List<Outcome<byte[]>> outcomes = List.of();
         RuntimeException storeFailure = null;
@@ -237,32 +221,20 @@ final class ConsumerWorker implements Runnable {
     }
 
     /**
-     * Tells the executor the keys of the deliveries queued behind this batch and not hinted yet, so that a store
-     * that reads before it claims (a tiered store) reads them while this batch runs. Their keys are found now and
-     * kept for when they are taken in hand; the hint changes no outcome.
+     * A delivery's key, found as it arrives (on the connection's dispatch thread), and hinted to the executor's
+     * look-ahead when it has one.
      */
-    private void lookAhead() {
-        hintedAt = session.arrivals();
-        List<Inbound> queued = session.queued(); // the prefetch bounds it
-        if (foundAhead.size() > 2 * queued.size() + batchSize) {
-            foundAhead.clear(); // deliveries that left without being taken in hand (a channel closed)
+    private DeliveryKey keyAtArrival(Delivery delivery) {
+        DeliveryKey key = keys.resolve(delivery);
+        if (key instanceof DeliveryKey.Keyed keyed) {
+            hint(List.of(keyed.key()));
         }
-        List<IdempotencyKey> hinted = new ArrayList<>();
-        for (Inbound in : queued) {
-            if (!foundAhead.containsKey(in)) {
-                DeliveryKey key = keys.resolve(in.delivery());
-                foundAhead.put(in, key);
-                if (key instanceof DeliveryKey.Keyed keyed) {
-                    hinted.add(keyed.key());
-                }
-            }
-        }
-        hint(hinted);
+        return key;
     }
 
     /**
      * Passes keys to the executor's look-ahead. A hint changes no outcome, so an executor that throws on one is
-     * logged and ignored here, before a batch's claim as after a handler.
+     * logged and ignored here.
      */
     private void hint(List<IdempotencyKey> hinted) {
         if (hinted.isEmpty()) {
@@ -280,7 +252,6 @@ final class ConsumerWorker implements Runnable {
      * pausing or stopping).
      */
     private Admitted admit(Inbound in) {
-        DeliveryKey ahead = foundAhead.remove(in);
         if (!session.live(in)) {
             settlement.abandoned(in);
             return null;
@@ -292,7 +263,7 @@ final class ConsumerWorker implements Runnable {
         Delivery d = in.delivery();
         int attempt = Moves.attempt(d);
         listener.onDelivery(d, attempt);
-        DeliveryKey key = ahead != null ? ahead : keys.resolve(d);
+        DeliveryKey key = in.key() != null ? in.key() : keys.resolve(d);
         Disposition.Action early = key instanceof DeliveryKey.Keyed ? disposition.redeliveredTooOften(d, attempt) : null;
         return new Admitted(in, attempt, key, early);
     }
@@ -330,20 +301,8 @@ final class ConsumerWorker implements Runnable {
 
     private Task<byte[]> task(Admitted a, IdempotencyKey key) {
         Delivery d = a.in().delivery();
-        return new Task<>(key, d.getBody(), ResultCodec.bytes(), ctx -> {
-            byte[] result = s.handler().handle(d, new Context(ctx, a.attempt(), d.getEnvelope().isRedeliver()));
-            if (flow == null) {
-                lookAheadAtArrivals(); // deliveries that came while this batch ran, read before the next one claims
-            }
-            return result;
-        });
-    }
-
-    /** Hints the deliveries queued since the last hint once there are a quarter batch of them. */
-    private void lookAheadAtArrivals() {
-        if (session.arrivals() - hintedAt >= Math.max(1, batchSize / 4)) {
-            lookAhead();
-        }
+        return new Task<>(key, d.getBody(), ResultCodec.bytes(),
+                ctx -> s.handler().handle(d, new Context(ctx, a.attempt(), d.getEnvelope().isRedeliver())));
     }
 
     /** Pauses; the processing log reports it (once per outage, at ERROR when waiting will not fix it). */

@@ -5,9 +5,14 @@ import com.rabbitmq.client.Delivery;
 
 /**
  * One delivery as received, stamped with the channel and the generation it came on: its tag means something
- * only on that channel in that generation.
+ * only on that channel in that generation. {@code key} is its key as found when it arrived, or null when it was not
+ * looked for then (the worker finds it when it takes the delivery in hand).
  */
-record Inbound(Delivery delivery, long generation, Channel channel) {
+record Inbound(Delivery delivery, long generation, Channel channel, DeliveryKey key) {
+
+    Inbound(Delivery delivery, long generation, Channel channel) {
+        this(delivery, generation, channel, null);
+    }
 
     long tag() {
         return delivery.getEnvelope().getDeliveryTag();
