@@ -23,7 +23,7 @@ final class LuaScript {
     static final LuaScript RELEASE = single("release", 1);
     static final LuaScript RENEW = single("renew", 2);
     static final LuaScript FIND = single("find", 0);
-    static final LuaScript FIND_ALL = batch("find", 0);
+    static final LuaScript FIND_ALL = readBatch("find");
     static final LuaScript INSERT = single("insert", 3);
     static final LuaScript INSERT_ALL = batch("insert", 3);
     /** Operators' reads (RedisStoreInspector); not preloaded, they load on first use. */
@@ -74,8 +74,29 @@ final class LuaScript {
      * call returns. A key repeated in the batch sees the effect of its earlier calls, as single calls would.
      */
     private static LuaScript batch(String function, int argsPerKey) {
-        String text = prelude(function)
-                + "if #ARGV ~= #KEYS * " + argsPerKey + " then\n"
+        return new LuaScript(function + "_all", argsPerKey, prelude(function) + eachKey(function, argsPerKey));
+    }
+
+    /**
+     * As {@link #batch} for a read without arguments that answers {} for a key that does not exist: when none of
+     * the batch's keys exists (new keys, the usual case of a front read ahead of their claims), one {@code EXISTS}
+     * answers them all instead of a read per key: a key Redis does not hold reads as absent either way.
+     */
+    private static LuaScript readBatch(String function) {
+        return new LuaScript(function + "_all", 0, prelude(function)
+                + "if redis.call('EXISTS', unpack(KEYS)) == 0 then\n"
+                + "  local none = {}\n"
+                + "  for i = 1, #KEYS do\n"
+                + "    none[i] = {}\n"
+                + "  end\n"
+                + "  return none\n"
+                + "end\n"
+                + eachKey(function, 0));
+    }
+
+    /** The function on every key in order, replying an array of what each call returns. */
+    private static String eachKey(String function, int argsPerKey) {
+        return "if #ARGV ~= #KEYS * " + argsPerKey + " then\n"
                 + "  return redis.error_reply('" + function + "_all takes " + argsPerKey + " arguments per key')\n"
                 + "end\n"
                 + "local replies = {}\n"
@@ -84,7 +105,6 @@ final class LuaScript {
                 + "  replies[i] = " + function + "(KEYS[i]" + arguments("a + ", argsPerKey) + ")\n"
                 + "end\n"
                 + "return replies\n";
-        return new LuaScript(function + "_all", argsPerKey, text);
     }
 
     private static String prelude(String function) {

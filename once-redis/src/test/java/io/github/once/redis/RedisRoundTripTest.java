@@ -208,7 +208,8 @@ class RedisRoundTripTest {
         List<Optional<IdempotencyRecord>> found = store.findAll(keys);
 
         long reads = stats.reads() - baseline;
-        assertThat(storeCommands()).isEqualTo(Map.of("evalsha", 1L));
+        assertThat(storeCommands()).as("one script, which first asks whether any key exists")
+                .isEqualTo(Map.of("evalsha", 1L, "exists", 1L));
         assertThat(scriptReads()).isEqualTo(N);
         assertThat(reads).as("socket reads for a batch of %d look-ups", N).isEqualTo(1);
         assertThat(found).hasSize(N);
@@ -222,6 +223,21 @@ class RedisRoundTripTest {
                 assertThat(found.get(i)).as("never claimed: %s", keys.get(i)).isEmpty();
             }
         }
+    }
+
+    /** New keys, the usual read ahead of claims: one EXISTS answers the whole batch, no read per key. */
+    @Test
+    void findAllOfKeysRedisDoesNotHoldIsOneExists() {
+        List<IdempotencyKey> keys = new ArrayList<>();
+        for (int i = 0; i < N; i++) {
+            keys.add(request("find-absent-" + i).key());
+        }
+        stats.reset();
+
+        List<Optional<IdempotencyRecord>> found = store.findAll(keys);
+
+        assertThat(allCommands()).isEqualTo(Map.of("evalsha", 1L, "time", 1L, "exists", 1L));
+        assertThat(found).hasSize(N).allSatisfy(record -> assertThat(record).isEmpty());
     }
 
     @Test
