@@ -35,9 +35,10 @@ public interface IdempotentExecutor extends AutoCloseable {
     }
 
     /**
-     * A hint that tasks with {@code keys} are likely to come soon, such as a consumer's deliveries queued behind the
-     * batch it is running: an executor whose store reads before it claims (a tiered store) may start reading now.
-     * It never changes an outcome, returns at once, and does nothing by default.
+     * A hint that tasks with {@code keys} are likely to come soon, such as a consumer's deliveries, each as it
+     * arrives: an executor whose store reads before it claims (a tiered store) may start reading now. It never
+     * changes an outcome, returns at once (it may be called from a client library's dispatch thread), and does
+     * nothing by default.
      */
     default void lookAhead(List<IdempotencyKey> keys) {
     }

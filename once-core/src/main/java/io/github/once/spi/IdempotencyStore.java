@@ -150,9 +150,10 @@ public interface IdempotencyStore extends AutoCloseable {
     }
 
     /**
-     * A hint that {@code keys} are likely to be claimed soon (a consumer's deliveries in hand behind the batch it is
-     * running). A store that must read before it claims may start reading them now, so the claim does not wait for
-     * that read; no answer may depend on the hint, and it must return at once. Does nothing by default.
+     * A hint that {@code keys} are likely to be claimed soon (a consumer's deliveries, each as it arrives). A store
+     * that must read before it claims may start reading them now, so the claim does not wait for that read; no
+     * answer may depend on the hint, and it must return at once (it may be called from a client library's dispatch
+     * thread, and with one key at a time). Does nothing by default.
      */
     default void lookAhead(List<IdempotencyKey> keys) {
     }
