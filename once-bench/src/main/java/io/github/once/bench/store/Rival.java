@@ -136,6 +136,20 @@ public enum Rival {
         }
     },
     /**
+     * The tiered store with an in-memory front over PostgreSQL (run on request): the same code as
+     * {@code once-tiered} without a network round trip to the front, so that the two side by side show what that
+     * round trip costs a new key.
+     */
+    ONCE_TIERED_MEMORY_FRONT("postgresql") {
+        @Override
+        public RepositoryUnderTest open(Services services) {
+            String namespace = namespace();
+            OnceJdbc jdbc = OnceJdbc.open(services, namespace);
+            InMemoryIdempotencyStore front = InMemoryIdempotencyStore.builder().maxRecords(4_000_000).build();
+            return new OnceRepository(TieredIdempotencyStore.of(front, jdbc.store()), namespace, RETENTION, jdbc::close);
+        }
+    },
+    /**
      * The floor on PostgreSQL, for the ratio of Once's store to it: {@code INSERT ... ON CONFLICT DO NOTHING} then
      * {@code UPDATE}, each auto-committed, per new key; the one insert per duplicate (see {@link FloorPostgres}).
      */

@@ -51,7 +51,8 @@ public class StoreBenchmark {
     static final int BATCH = 100;
 
     // The in-memory rivals (once-memory, camel-memory, si-memory) run on request with -p rival=...: Camel's is a
-    // bounded LRU and Once's forgets quickly here, so they are no like-for-like default.
+    // bounded LRU and Once's forgets quickly here, so they are no like-for-like default. once-tiered-memory-front
+    // (the tiered store with an in-memory front) also runs on request: it shows what the front's round trip costs.
     @Param({"once-redis", "floor-redis", "camel-redis", "camel-redis-set", "si-redis",
             "once-jdbc", "floor-postgresql", "once-tiered", "camel-jdbc", "si-jdbc"})
     public String rival;
