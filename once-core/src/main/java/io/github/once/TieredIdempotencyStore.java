@@ -352,8 +352,7 @@ public final class TieredIdempotencyStore implements IdempotencyStore {
         if (keys.isEmpty() || closing || frontPaused()) {
             return;
         }
-        List<IdempotencyKey> toRead;
-        List<CompletableFuture<Optional<IdempotencyRecord>>> answers;
+        Unsent toRead;
         synchronized (readAhead) {
             for (IdempotencyKey key : keys) {
                 if (!readAhead.containsKey(key) && unsent.size() < MAX_READ_AHEAD) {
@@ -367,24 +366,34 @@ public final class TieredIdempotencyStore implements IdempotencyStore {
                 return; // the read in flight sends them when it is answered
             }
             reading = true;
-            toRead = new ArrayList<>(unsent);
-            answers = new ArrayList<>(unsentAnswers);
-            unsent.clear();
-            unsentAnswers.clear();
+            toRead = takeUnsent();
         }
-        readAhead(toRead, answers);
+        readAhead(toRead);
+    }
+
+    /** Keys hinted and not sent yet, with the answers their claims take. */
+    private record Unsent(List<IdempotencyKey> keys, List<CompletableFuture<Optional<IdempotencyRecord>>> answers) {
+    }
+
+    /** The keys hinted and not sent yet, taken from the lists; the caller holds {@link #readAhead}'s lock. */
+    private Unsent takeUnsent() {
+        Unsent taken = new Unsent(new ArrayList<>(unsent), new ArrayList<>(unsentAnswers));
+        unsent.clear();
+        unsentAnswers.clear();
+        return taken;
     }
 
     /** Sends one read ahead; when it is answered, the next one and the copies waiting ({@link #afterReadAhead}). */
-    private void readAhead(List<IdempotencyKey> toRead, List<CompletableFuture<Optional<IdempotencyRecord>>> answers) {
+    private void readAhead(Unsent toRead) {
+        List<CompletableFuture<Optional<IdempotencyRecord>>> answers = toRead.answers();
         CompletionStage<List<Optional<IdempotencyRecord>>> read;
         try {
-            read = front.findAllAsync(toRead);
+            read = front.findAllAsync(toRead.keys());
         } catch (RuntimeException e) {
             read = CompletableFuture.failedFuture(e);
         }
         read.whenComplete((found, failure) -> {
-            boolean answered = failure == null && found != null && found.size() == toRead.size();
+            boolean answered = failure == null && found != null && found.size() == answers.size();
             for (int i = 0; i < answers.size(); i++) {
                 answers.get(i).complete(answered ? found.get(i) : null);
             }
@@ -401,21 +410,17 @@ public final class TieredIdempotencyStore implements IdempotencyStore {
      * waiting, so that the read does not queue behind them on the front's connection.
      */
     private void afterReadAhead() {
-        List<IdempotencyKey> next = null;
-        List<CompletableFuture<Optional<IdempotencyRecord>>> answers;
+        Unsent next;
+        boolean send;
         synchronized (readAhead) {
-            answers = new ArrayList<>(unsentAnswers);
-            if (!unsent.isEmpty() && !closing && !frontPaused()) {
-                next = new ArrayList<>(unsent);
-            }
-            unsent.clear();
-            unsentAnswers.clear();
-            reading = next != null;
+            next = takeUnsent();
+            send = !next.keys().isEmpty() && !closing && !frontPaused();
+            reading = send;
         }
-        if (next != null) {
-            readAhead(next, answers);
+        if (send) {
+            readAhead(next);
         } else {
-            answers.forEach(answer -> answer.complete(null));
+            next.answers().forEach(answer -> answer.complete(null));
         }
         sendWaiting(false);
     }
