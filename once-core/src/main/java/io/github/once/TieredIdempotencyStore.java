@@ -371,6 +371,13 @@ public final class TieredIdempotencyStore implements IdempotencyStore {
         readAhead(toRead);
     }
 
+    /** Whether a read ahead is in flight (for tests: a failed one is done with once this is false). */
+    boolean readingAhead() {
+        synchronized (readAhead) {
+            return reading;
+        }
+    }
+
     /** Keys hinted and not sent yet, with the answers their claims take. */
     private record Unsent(List<IdempotencyKey> keys, List<CompletableFuture<Optional<IdempotencyRecord>>> answers) {
     }

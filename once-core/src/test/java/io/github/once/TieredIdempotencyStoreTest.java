@@ -459,6 +459,8 @@ class TieredIdempotencyStoreTest {
         store.lookAhead(List.of(second));
         front.letGo();
         await().atMost(COPY_WAIT).until(() -> failures.contains("find"));
+        // The failure is heard before the store is done with the failed read; then nothing is in flight.
+        await().atMost(COPY_WAIT).until(() -> !store.readingAhead());
         front.restore();
         clock.advance(Duration.ofSeconds(2)); // past the front's pause
 
