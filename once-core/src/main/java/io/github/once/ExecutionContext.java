@@ -1,8 +1,7 @@
 package io.github.once;
 
-import io.github.once.internal.HandlerContext;
+import java.util.concurrent.Callable;
 import io.github.once.internal.OperationKeys;
-import io.github.once.spi.Lease;
 
 /** What a handler knows about the execution it runs in. */
 public interface ExecutionContext {
@@ -38,12 +37,12 @@ public interface ExecutionContext {
      * @throws StepBusyException when another execution of this message is running the same step right now
      * @throws UnsupportedOperationException when this context runs no steps
      */
-    default <T> T step(String name, ResultCodec<T> codec, Step<T> step) throws Exception {
+    default <T> T step(String name, ResultCodec<T> codec, Callable<T> step) throws Exception {
         throw new UnsupportedOperationException("this execution context runs no steps; use Idempotency's handlers");
     }
 
-    /** {@link #step(String, ResultCodec, Step)} for a step whose result is text (UTF-8). */
-    default String step(String name, Step<String> step) throws Exception {
+    /** {@link #step(String, ResultCodec, Callable)} for a step whose result is text (UTF-8). */
+    default String step(String name, Callable<String> step) throws Exception {
         return step(name, ResultCodec.utf8(), step);
     }
 
@@ -58,8 +57,4 @@ public interface ExecutionContext {
         return OperationKeys.of(key(), name);
     }
 
-    /** A context with no resources, for handlers that run outside any transaction. */
-    static ExecutionContext of(Lease lease, java.util.function.BooleanSupplier leaseHeld) {
-        return new HandlerContext(lease, leaseHeld, type -> null);
-    }
 }

@@ -1,15 +1,13 @@
 package io.github.once;
 
-import io.github.once.internal.GroupCommitPipeline;
 import io.github.once.internal.SafeListener;
-import io.github.once.internal.StagedPipeline;
 import io.github.once.internal.StoreCallScope;
 import io.github.once.internal.StoreCalls;
 import io.github.once.internal.TaskSteps;
 import io.github.once.internal.UnitRunner;
-import io.github.once.spi.ClaimRequest;
 import io.github.once.spi.ExecutionScope;
 import io.github.once.spi.IdempotencyStore;
+import io.github.once.spi.TransactionalStore;
 import io.github.once.spi.UnitLostException;
 
 import java.time.Clock;
@@ -20,13 +18,9 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.concurrent.ExecutorService;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.ScheduledThreadPoolExecutor;
-import java.util.concurrent.SynchronousQueue;
-import java.util.concurrent.ThreadPoolExecutor;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicInteger;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -45,7 +39,7 @@ import org.slf4j.LoggerFactory;
  * }
  * }</pre>
  */
-public final class Idempotency implements IdempotentExecutor {
+public final class Idempotency implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(Idempotency.class);
 
@@ -58,14 +52,13 @@ public final class Idempotency implements IdempotentExecutor {
     private final boolean ownsRenewals;
     private final TaskSteps steps;
     private final UnitRunner runner;
-    private ExecutorService committer;
 
     private Idempotency(Builder b) {
         this.store = b.store;
         this.scope = b.scope != null ? b.scope : new StoreCallScope(b.store);
         this.config = b.config;
         this.clock = b.clock;
-        this.listener = new SafeListener(b.listener);
+        this.listener = new SafeListener(b.listeners);
         this.ownsRenewals = b.renewals == null;
         this.renewals = ownsRenewals ? newRenewalScheduler() : b.renewals;
         this.steps = new TaskSteps(config, store, new StoreCalls(listener), renewals);
@@ -84,22 +77,20 @@ public final class Idempotency implements IdempotentExecutor {
         return store;
     }
 
-    @Override
+    /**
+     * Runs one task: claims its key, runs its handler if the claim acquired it, and records the completion (or
+     * gives the key back when the handler failed).
+     *
+     * @throws StoreUnavailableException when the store cannot be reached before or after the handler; the
+     *                                   message must then be neither acknowledged nor dropped
+     */
     public <T> Outcome<T> execute(Task<T> task) {
         return execute(scope, task);
     }
 
-    /** Passes the hint to the store ({@link IdempotencyStore#lookAhead}); a store that throws on it is logged. */
-    @Override
-    public void lookAhead(List<IdempotencyKey> keys) {
-        if (keys.isEmpty()) {
-            return;
-        }
-        try {
-            store.lookAhead(keys);
-        } catch (RuntimeException e) {
-            log.warn("The store {} failed on a look-ahead hint; ignored", store, e);
-        }
+    /** {@link #execute(Task)} of a task made of these parts. */
+    public <T> Outcome<T> execute(IdempotencyKey key, byte[] payload, ResultCodec<T> codec, Handler<T> handler) {
+        return execute(new Task<>(key, payload, codec, handler));
     }
 
     /**
@@ -138,38 +129,31 @@ public final class Idempotency implements IdempotentExecutor {
      * repeat; use {@link #execute(Task)} per task for such handlers. A unit lost to a deadlock or a serialization
      * failure committed nothing; its tasks not yet failed then run one by one.
      */
-    @Override
     public <T> List<Outcome<T>> executeAll(List<Task<T>> tasks) {
         if (tasks.size() <= 1) {
             return tasks.isEmpty() ? List.of() : List.of(execute(tasks.get(0)));
         }
         Instant start = clock.instant();
-        List<Outcome<T>> outcomes = runGroup(tasks, null, false).outcomes();
+        List<Outcome<T>> outcomes = runBatch(tasks);
         for (Outcome<T> outcome : outcomes) {
             report(outcome, start);
         }
         return outcomes;
     }
 
-    /**
-     * The batch algorithm of {@link #executeAll}, without reporting outcomes. With {@code deferCommit}, a unit
-     * that has something to keep is returned open, its commit the caller's; the outcomes hold once it committed.
-     * {@code requests} are the tasks' claim requests when the caller made them already, else null.
-     */
-    private <T> GroupCommitPipeline.GroupRun<T> runGroup(List<Task<T>> tasks, List<ClaimRequest> requests,
-                                                         boolean deferCommit) {
+    /** The batch algorithm of {@link #executeAll}, without reporting outcomes. */
+    private <T> List<Outcome<T>> runBatch(List<Task<T>> tasks) {
         Map<Integer, Outcome<T>> failed = new HashMap<>();
         int isolateFrom = tasks.size();
         while (true) {
             ExecutionScope.Unit unit = scope.begin();
             UnitRunner.Result<T> result;
             try {
-                result = deferCommit ? runner.runUncommitted(unit, tasks, requests, failed, isolateFrom)
-                        : runner.run(unit, tasks, failed, isolateFrom);
+                result = runner.run(unit, tasks, failed, isolateFrom);
             } catch (UnitLostException lost) {
                 unit.close();
                 log.debug("Batch of {} lost a race ({}); running its tasks one by one", tasks.size(), lost.getMessage());
-                return new GroupCommitPipeline.GroupRun<>(oneByOne(tasks, failed), null);
+                return oneByOne(tasks, failed);
             } catch (RuntimeException | Error e) {
                 try {
                     unit.close();
@@ -178,63 +162,18 @@ public final class Idempotency implements IdempotentExecutor {
                 }
                 throw e;
             }
-            if (result.commitPending()) {
-                return new GroupCommitPipeline.GroupRun<>(result.outcomes(), unit);
-            }
             unit.close();
             if (result.isCommitted()) {
-                return new GroupCommitPipeline.GroupRun<>(result.outcomes(), null);
+                return result.outcomes();
             }
             if (tasks.size() == 1) {
                 // Rolled back with its claim: the key is free again, as after execute(task).
-                return new GroupCommitPipeline.GroupRun<>(List.of(result.failure()), null);
+                return List.of(result.failure());
             }
             // Rolled back: run again without it, sparing the tasks not yet seen a rollback of their own.
             failed.put(result.failedAt(), result.failure());
             isolateFrom = Math.min(isolateFrom, result.failedAt() + 1);
         }
-    }
-
-    /**
-     * A pipeline of tasks for one driving thread; see {@link TaskPipeline} for the threading and the order. Each
-     * task's outcome is the one {@link #executeAll} would answer for it in a batch.
-     *
-     * <p>In the default scope, claims of the tasks submitted while a claim call is in flight go out together in
-     * the next one ({@link IdempotencyStore#claimAllAsync}), handlers run as soon as their claim answers, and
-     * completions go out the same way ({@link IdempotencyStore#completeAllAsync}) while later handlers run.
-     *
-     * <p>In a scope whose units commit (once-jdbc's {@code JdbcTransactionScope}), it is group commit: the tasks
-     * waiting when the driving thread is free run as a batch in one unit (claims, handlers without savepoints,
-     * completions, as {@link #executeAll} runs them, a failing handler's batch run again without it), and the
-     * unit commits on another thread while the next group runs in a unit of its own. A task's outcome comes once
-     * its group has committed. A pipeline then holds up to two units at once (two connections) and commits them in
-     * order; a handler does not see the effects of the group ahead of it until that group commits.
-     *
-     * @param maxPerCall most tasks in one claim or completion call (in one group, in a committing scope)
-     * @param onAnswer   called on the store's (or the committing) thread whenever an answer comes in, to wake the
-     *                   driving thread
-     */
-    public <T> TaskPipeline<T> pipeline(int maxPerCall, Runnable onAnswer) {
-        if (scope instanceof StoreCallScope) {
-            return new StagedPipeline<>(steps, store, scope.begin(), clock, maxPerCall, onAnswer);
-        }
-        return new GroupCommitPipeline<>(steps, (tasks, requests) -> runGroup(tasks, requests, true), committer(),
-                clock, maxPerCall, onAnswer);
-    }
-
-    /** The threads that commit the groups of pipelines in a committing scope, made at the first such pipeline. */
-    private synchronized ExecutorService committer() {
-        if (committer == null) {
-            AtomicInteger count = new AtomicInteger();
-            ThreadPoolExecutor pool = new ThreadPoolExecutor(0, Integer.MAX_VALUE, 30, TimeUnit.SECONDS,
-                    new SynchronousQueue<>(), r -> {
-                        Thread t = new Thread(r, "once-group-commit-" + count.incrementAndGet());
-                        t.setDaemon(true);
-                        return t;
-                    });
-            committer = pool; // at most one commit per pipeline at a time: as many threads as pipelines committing
-        }
-        return committer;
     }
 
     private <T> List<Outcome<T>> oneByOne(List<Task<T>> tasks, Map<Integer, Outcome<T>> failed) {
@@ -258,19 +197,11 @@ public final class Idempotency implements IdempotentExecutor {
         return outcome;
     }
 
-    /**
-     * Stops the renewal thread (if this executor made it) and lets the commit threads of pipelines end once their
-     * commits are done. The store is the caller's to close.
-     */
+    /** Stops the renewal thread, if this executor made it. The store is the caller's to close. */
     @Override
     public void close() {
         if (ownsRenewals) {
             renewals.shutdownNow();
-        }
-        synchronized (this) {
-            if (committer != null) {
-                committer.shutdown();
-            }
         }
     }
 
@@ -285,12 +216,13 @@ public final class Idempotency implements IdempotentExecutor {
         return executor;
     }
 
+    /** Builds an {@link Idempotency}; the store is the one setting without a default. */
     public static final class Builder {
         private final IdempotencyStore store;
         private ExecutionScope scope;
         private IdempotencyConfig config = IdempotencyConfig.defaults();
         private Clock clock = Clock.systemUTC();
-        private OnceListener listener = OnceListener.NONE;
+        private final List<OnceListener> listeners = new ArrayList<>();
         private ScheduledExecutorService renewals;
 
         private Builder(IdempotencyStore store) {
@@ -298,12 +230,28 @@ public final class Idempotency implements IdempotentExecutor {
         }
 
         /**
-         * Where the steps run; by default each is a store call of its own. once-jdbc's
-         * {@code JdbcTransactionScope.of(store)} runs them in one database transaction per task or batch.
+         * Where the steps run; by default each is a store call of its own, and the lease is renewed while the
+         * handler runs. {@link #transactional()} is the scope most callers want instead.
          */
         public Builder scope(ExecutionScope scope) {
             this.scope = Objects.requireNonNull(scope, "scope");
             return this;
+        }
+
+        /**
+         * Transactional mode: each task (or batch) runs in one database transaction of the store's, so the claim,
+         * the handler's writes on {@code context.resource(java.sql.Connection.class)} and the completed record
+         * commit together or not at all ({@link TransactionalStore#transactionScope()}).
+         *
+         * @throws IllegalArgumentException when the store runs no transactions (only once-jdbc's store, or a
+         *                                  tiered store over it, does)
+         */
+        public Builder transactional() {
+            if (!(store instanceof TransactionalStore transactional)) {
+                throw new IllegalArgumentException("transactional() needs a store that runs transactions, such as"
+                        + " once-jdbc's JdbcIdempotencyStore, but the store is " + store);
+            }
+            return scope(transactional.transactionScope());
         }
 
         /** Lease (how long a claim counts as live for other consumers), retention and fingerprints. */
@@ -318,8 +266,12 @@ public final class Idempotency implements IdempotentExecutor {
             return this;
         }
 
+        /**
+         * Adds a listener (meters, your own logs); each one added hears every event, in the order added, and one
+         * that throws is logged and ignored.
+         */
         public Builder listener(OnceListener listener) {
-            this.listener = Objects.requireNonNull(listener, "listener");
+            this.listeners.add(Objects.requireNonNull(listener, "listener"));
             return this;
         }
 

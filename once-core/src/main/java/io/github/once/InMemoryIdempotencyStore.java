@@ -2,6 +2,7 @@ package io.github.once;
 
 import io.github.once.spi.ClaimRequest;
 import io.github.once.spi.ClaimResult;
+import io.github.once.spi.Completion;
 import io.github.once.spi.IdempotencyStore;
 import io.github.once.spi.Lease;
 import io.github.once.spi.PurgeableStore;
@@ -10,7 +11,9 @@ import io.github.once.spi.StoreInspector;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.ArrayList;
 import java.util.Iterator;
+import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Optional;
@@ -40,16 +43,21 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore, Purgeab
         this.clock = b.clock;
     }
 
-    public static InMemoryIdempotencyStore create() {
-        return builder().build();
-    }
-
+    /** A store with the defaults: at most 1,000,000 records, the system clock. */
     public static Builder builder() {
         return new Builder();
     }
 
     @Override
-    public ClaimResult claim(ClaimRequest request) {
+    public List<ClaimResult> claim(List<ClaimRequest> requests) {
+        List<ClaimResult> results = new ArrayList<>(requests.size());
+        for (ClaimRequest request : requests) {
+            results.add(claim(request));
+        }
+        return results;
+    }
+
+    private ClaimResult claim(ClaimRequest request) {
         try {
             return tryClaim(request);
         } catch (StoreFullException full) {
@@ -120,8 +128,15 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore, Purgeab
     }
 
     @Override
-    public boolean complete(Lease lease, byte[] result, Duration retention) {
-        Objects.requireNonNull(retention, "retention");
+    public List<Boolean> complete(List<Completion> completions) {
+        List<Boolean> done = new ArrayList<>(completions.size());
+        for (Completion c : completions) {
+            done.add(complete(c.lease(), c.result(), c.retention()));
+        }
+        return done;
+    }
+
+    private boolean complete(Lease lease, byte[] result, Duration retention) {
         boolean[] done = new boolean[1];
         records.computeIfPresent(lease.key(), (key, existing) -> {
             if (!owns(existing, lease)) {
@@ -173,7 +188,15 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore, Purgeab
     }
 
     @Override
-    public Optional<IdempotencyRecord> find(IdempotencyKey key) {
+    public List<Optional<IdempotencyRecord>> find(List<IdempotencyKey> keys) {
+        List<Optional<IdempotencyRecord>> found = new ArrayList<>(keys.size());
+        for (IdempotencyKey key : keys) {
+            found.add(find(key));
+        }
+        return found;
+    }
+
+    Optional<IdempotencyRecord> find(IdempotencyKey key) {
         Held found = records.get(key);
         return found == null || !found.liveAt(clock.instant()) ? Optional.empty() : Optional.of(found.record(key));
     }
@@ -330,6 +353,7 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore, Purgeab
         }
     }
 
+    /** Builds an {@link InMemoryIdempotencyStore}. */
     public static final class Builder {
         private int maxRecords = 1_000_000;
         private Clock clock = Clock.systemUTC();

@@ -1,6 +1,16 @@
 package io.github.once;
 
-/** The store calls an executor makes, as reported to {@link OnceListener#onStoreCall}. */
+/**
+ * The store calls an executor makes, as reported to {@link OnceListener#onStoreCall} with the number of keys in
+ * the call (a batch claims or completes many keys in one call).
+ */
 public enum StoreOperation {
-    CLAIM, CLAIM_ALL, COMPLETE, COMPLETE_ALL, RELEASE, RENEW
+    /** Claims one key or a batch of keys. */
+    CLAIM,
+    /** Records the completions of one key or a batch. */
+    COMPLETE,
+    /** Gives one key back after a failed handler. */
+    RELEASE,
+    /** Extends one lease while its handler runs. */
+    RENEW
 }

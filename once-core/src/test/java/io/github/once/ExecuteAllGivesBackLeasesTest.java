@@ -43,7 +43,7 @@ class ExecuteAllGivesBackLeasesTest {
         }
     };
 
-    private final InMemoryIdempotencyStore store = InMemoryIdempotencyStore.create();
+    private final InMemoryIdempotencyStore store = InMemoryIdempotencyStore.builder().build();
     private final AtomicInteger renewals = new AtomicInteger();
     private Idempotency once = executor(store);
 
@@ -76,13 +76,13 @@ class ExecuteAllGivesBackLeasesTest {
     /** What a second consumer's claim of {@code id} answers now. */
     private ClaimResult claimNow(String id) {
         String fingerprint = IdempotencyConfig.defaults().fingerprint().of(id.getBytes(StandardCharsets.UTF_8));
-        return store.claim(new ClaimRequest(key(id), fingerprint, Duration.ofSeconds(30), Duration.ofHours(1)));
+        return OneKey.claim(store, new ClaimRequest(key(id), fingerprint, Duration.ofSeconds(30), Duration.ofHours(1)));
     }
 
     @Test
     void aLaterDuplicateThatCannotBeDecodedFailsAloneAndTheEarlierKeysAreRecorded() {
         Lease old = ((ClaimResult.Acquired) claimNow("old")).lease();
-        store.complete(old, "v1:receipt".getBytes(StandardCharsets.UTF_8), Duration.ofHours(1));
+        OneKey.complete(store, old, "v1:receipt".getBytes(StandardCharsets.UTF_8), Duration.ofHours(1));
 
         List<Outcome<String>> outcomes = once.executeAll(List.of(
                 task("a", ctx -> "ra"), task("b", ctx -> "rb"), task("old", ctx -> "never")));
@@ -92,7 +92,7 @@ class ExecuteAllGivesBackLeasesTest {
         assertThat(outcomes.get(2)).isInstanceOf(Outcome.Failed.class);
         assertThat(((Outcome.Failed<String>) outcomes.get(2)).cause()).hasMessageContaining("format v1");
         // Recorded at once: another consumer's claim answers with the stored work, never busy.
-        assertThat(store.find(key("a")).orElseThrow().state()).isEqualTo(RecordState.COMPLETED);
+        assertThat(OneKey.find(store, key("a")).orElseThrow().state()).isEqualTo(RecordState.COMPLETED);
         assertThat(claimNow("a")).isInstanceOf(ClaimResult.Duplicate.class);
         assertThat(claimNow("b")).isInstanceOf(ClaimResult.Duplicate.class);
     }
@@ -130,17 +130,12 @@ class ExecuteAllGivesBackLeasesTest {
     /** The in-memory store, but unreachable when completions are recorded (batches claim one key at a time). */
     private record FailingCompletions(IdempotencyStore store) implements IdempotencyStore {
         @Override
-        public ClaimResult claim(ClaimRequest request) {
-            return store.claim(request);
+        public List<ClaimResult> claim(List<ClaimRequest> requests) {
+            return store.claim(requests);
         }
 
         @Override
-        public boolean complete(Lease lease, byte[] result, Duration retention) {
-            throw new StoreUnavailableException("store went away");
-        }
-
-        @Override
-        public List<Boolean> completeAll(List<Completion> completions) {
+        public List<Boolean> complete(List<Completion> completions) {
             throw new StoreUnavailableException("store went away");
         }
 
@@ -155,8 +150,8 @@ class ExecuteAllGivesBackLeasesTest {
         }
 
         @Override
-        public java.util.Optional<IdempotencyRecord> find(IdempotencyKey key) {
-            return store.find(key);
+        public List<java.util.Optional<IdempotencyRecord>> find(List<IdempotencyKey> keys) {
+            return store.find(keys);
         }
     }
 }

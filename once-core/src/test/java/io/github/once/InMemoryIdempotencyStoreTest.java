@@ -17,14 +17,14 @@ class InMemoryIdempotencyStoreTest {
     private final InMemoryIdempotencyStore store = InMemoryIdempotencyStore.builder().maxRecords(3).clock(clock).build();
 
     private ClaimResult claim(String id, Duration retention) {
-        return store.claim(new ClaimRequest(IdempotencyKey.of("n", id), null, Duration.ofSeconds(30), retention));
+        return OneKey.claim(store, new ClaimRequest(IdempotencyKey.of("n", id), null, Duration.ofSeconds(30), retention));
     }
 
     @Test
     void whenFullItRefusesNewKeysAndKeepsCompletedOnes() {
         for (String id : new String[] {"a", "b", "c"}) {
             ClaimResult.Acquired a = (ClaimResult.Acquired) claim(id, Duration.ofHours(1));
-            store.complete(a.lease(), null, Duration.ofHours(1));
+            OneKey.complete(store, a.lease(), null, Duration.ofHours(1));
         }
 
         assertThatThrownBy(() -> claim("d", Duration.ofHours(1)))
@@ -38,14 +38,14 @@ class InMemoryIdempotencyStoreTest {
     @Test
     void whenFullItMakesRoomFromExpiredRecordsOnly() {
         ClaimResult.Acquired shortLived = (ClaimResult.Acquired) claim("a", Duration.ofMinutes(1));
-        store.complete(shortLived.lease(), null, Duration.ofMinutes(1));
+        OneKey.complete(store, shortLived.lease(), null, Duration.ofMinutes(1));
         claim("b", Duration.ofHours(1));
         claim("c", Duration.ofHours(1));
         clock.advance(Duration.ofMinutes(2));
 
         assertThat(claim("d", Duration.ofHours(1))).isInstanceOf(ClaimResult.Acquired.class);
-        assertThat(store.find(IdempotencyKey.of("n", "a"))).isEmpty();
-        assertThat(store.find(IdempotencyKey.of("n", "b"))).isPresent();
+        assertThat(OneKey.find(store, IdempotencyKey.of("n", "a"))).isEmpty();
+        assertThat(OneKey.find(store, IdempotencyKey.of("n", "b"))).isPresent();
         assertThat(store.size()).isEqualTo(3);
     }
 
@@ -70,11 +70,11 @@ class InMemoryIdempotencyStoreTest {
                 "g".repeat(64), sha.substring(1) + "\u00e9"};
         for (int i = 0; i < fingerprints.length; i++) {
             IdempotencyKey key = IdempotencyKey.of("n", "f" + i);
-            ClaimResult.Acquired a = (ClaimResult.Acquired) store.claim(new ClaimRequest(key, fingerprints[i],
+            ClaimResult.Acquired a = (ClaimResult.Acquired) OneKey.claim(store, new ClaimRequest(key, fingerprints[i],
                     Duration.ofSeconds(30), Duration.ofHours(1)));
-            assertThat(store.find(key)).get().extracting(IdempotencyRecord::fingerprint).isEqualTo(fingerprints[i]);
-            store.complete(a.lease(), new byte[0], Duration.ofHours(1));
-            ClaimResult again = store.claim(new ClaimRequest(key, fingerprints[i], Duration.ofSeconds(30),
+            assertThat(OneKey.find(store, key)).get().extracting(IdempotencyRecord::fingerprint).isEqualTo(fingerprints[i]);
+            OneKey.complete(store, a.lease(), new byte[0], Duration.ofHours(1));
+            ClaimResult again = OneKey.claim(store, new ClaimRequest(key, fingerprints[i], Duration.ofSeconds(30),
                     Duration.ofHours(1)));
             assertThat(again).isInstanceOf(ClaimResult.Duplicate.class);
             assertThat(((ClaimResult.Duplicate) again).record().fingerprint()).isEqualTo(fingerprints[i]);

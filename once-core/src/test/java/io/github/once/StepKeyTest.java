@@ -95,6 +95,7 @@ class StepKeyTest {
     }
 
     private static ExecutionContext context(IdempotencyKey key) {
-        return ExecutionContext.of(new io.github.once.spi.Lease(key, 1, java.time.Instant.now()), () -> true);
+        return new io.github.once.internal.HandlerContext(new io.github.once.spi.Lease(key, 1, java.time.Instant.now()),
+                () -> true, type -> null);
     }
 }

@@ -20,7 +20,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 /** Steps in the default scope: each its own record, done once per message key and step name. */
 class StepTest {
 
-    private final InMemoryIdempotencyStore store = InMemoryIdempotencyStore.create();
+    private final InMemoryIdempotencyStore store = InMemoryIdempotencyStore.builder().build();
     private final Idempotency once = Idempotency.builder(store).build();
     private final IdempotencyKey order = IdempotencyKey.of("orders", "order-7");
 
@@ -61,8 +61,8 @@ class StepTest {
         assertThat(reserved).hasValue(1);
         assertThat(charged).hasValue(1);
         assertThat(seen).containsExactly("reservation-1", "reservation-1", "reservation-1");
-        assertThat(store.find(order.forStep("reserve")).orElseThrow().state()).isEqualTo(RecordState.COMPLETED);
-        assertThat(store.find(order.forStep("charge")).orElseThrow().state()).isEqualTo(RecordState.COMPLETED);
+        assertThat(OneKey.find(store, order.forStep("reserve")).orElseThrow().state()).isEqualTo(RecordState.COMPLETED);
+        assertThat(OneKey.find(store, order.forStep("charge")).orElseThrow().state()).isEqualTo(RecordState.COMPLETED);
     }
 
     @Test
@@ -76,7 +76,7 @@ class StepTest {
         assertThat(failed).isInstanceOf(Outcome.Failed.class);
         assertThat(((Outcome.Failed<String>) failed).cause()).hasMessage("declined");
         ClaimRequest again = new ClaimRequest(order.forStep("charge"), null, Duration.ofSeconds(5), Duration.ofHours(1));
-        assertThat(store.claim(again)).as("the step's key is free at once").isInstanceOf(ClaimResult.Acquired.class);
+        assertThat(OneKey.claim(store, again)).as("the step's key is free at once").isInstanceOf(ClaimResult.Acquired.class);
     }
 
     @Test
@@ -98,7 +98,7 @@ class StepTest {
     @Test
     @DisplayName("a step held by another execution of the message fails the handler with StepBusyException")
     void busyStepFailsTheHandler() {
-        store.claim(new ClaimRequest(order.forStep("charge"), null, Duration.ofMinutes(1), Duration.ofHours(1)));
+        OneKey.claim(store, new ClaimRequest(order.forStep("charge"), null, Duration.ofMinutes(1), Duration.ofHours(1)));
         AtomicInteger runs = new AtomicInteger();
 
         Outcome<String> outcome = once.execute(order, null, ResultCodec.utf8(),
@@ -109,7 +109,7 @@ class StepTest {
         assertThat(((StepBusyException) ((Outcome.Failed<String>) outcome).cause()).key())
                 .isEqualTo(order.forStep("charge"));
         assertThat(runs).hasValue(0);
-        assertThat(store.find(order).orElseThrow().state()).as("message released").isEqualTo(RecordState.IN_PROGRESS);
+        assertThat(OneKey.find(store, order).orElseThrow().state()).as("message released").isEqualTo(RecordState.IN_PROGRESS);
     }
 
     @Test
@@ -126,7 +126,8 @@ class StepTest {
     @Test
     @DisplayName("a context built outside the executor runs no steps")
     void plainContextRunsNoSteps() {
-        ExecutionContext ctx = ExecutionContext.of(new Lease(order, 1, Instant.now()), () -> true);
+        ExecutionContext ctx = new io.github.once.internal.HandlerContext(new Lease(order, 1, Instant.now()), () -> true,
+                type -> null);
         assertThatThrownBy(() -> ctx.step("x", () -> "y")).isInstanceOf(UnsupportedOperationException.class);
     }
 }

@@ -5,7 +5,6 @@ import com.rabbitmq.client.ConnectionFactory;
 import io.github.once.Idempotency;
 import io.github.once.IdempotencyConfig;
 import io.github.once.jdbc.JdbcIdempotencyStore;
-import io.github.once.jdbc.JdbcTransactionScope;
 import io.github.once.rabbitmq.KeyExtractor;
 import io.github.once.rabbitmq.OnceConsumer;
 import io.github.once.rabbitmq.QueueType;
@@ -44,7 +43,8 @@ public final class OrdersConsumer {
         JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(db)
                 .createTableIfMissing(true) // a demo; in production run db/once/postgresql/V1__once_record.sql
                 .build();
-        Idempotency once = JdbcTransactionScope.executor(store) // the record commits with the handler's writes
+        Idempotency once = Idempotency.builder(store)
+                .transactional() // the record commits with the handler's writes
                 .config(IdempotencyConfig.custom().retention(Duration.ofDays(7)).build())
                 .build();
         return OnceConsumer.builder(connection, queue, once)

@@ -5,11 +5,9 @@ import com.rabbitmq.client.Connection;
 
 import io.github.once.Idempotency;
 import io.github.once.IdempotencyConfig;
-import io.github.once.IdempotentExecutor;
 import io.github.once.InMemoryIdempotencyStore;
 import io.github.once.jdbc.JdbcDialect;
 import io.github.once.jdbc.JdbcIdempotencyStore;
-import io.github.once.jdbc.JdbcTransactionScope;
 import io.github.once.rabbitmq.MessageHandler;
 import io.github.once.rabbitmq.OnceConsumer;
 import io.github.once.rabbitmq.OncePublisher;
@@ -47,23 +45,23 @@ final class OnceWiring {
         return IdempotencyConfig.custom().leaseDuration(lease).build();
     }
 
-    static IdempotentExecutor memory(Duration lease) {
-        return Idempotency.builder(InMemoryIdempotencyStore.create()).config(config(lease)).build();
+    static Idempotency memory(Duration lease) {
+        return Idempotency.builder(InMemoryIdempotencyStore.builder().build()).config(config(lease)).build();
     }
 
-    static IdempotentExecutor redis(String uri, Duration lease) {
+    static Idempotency redis(String uri, Duration lease) {
         RedisIdempotencyStore store = RedisIdempotencyStore.builder().uri(uri).timeout(STORE_TIMEOUT).build();
         return Idempotency.builder(store).config(config(lease)).build();
     }
 
     /** The handler's effect must be written on {@code context.resource(java.sql.Connection.class)}. */
-    static IdempotentExecutor jdbcTransactional(DataSource dataSource, Duration lease) {
+    static Idempotency jdbcTransactional(DataSource dataSource, Duration lease) {
         JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(dataSource)
                 .dialect(JdbcDialect.POSTGRESQL)
                 .tableName(RECORD_TABLE)
                 .queryTimeout(STORE_TIMEOUT)
                 .build();
-        return JdbcTransactionScope.executor(store).config(config(lease)).build();
+        return Idempotency.builder(store).transactional().config(config(lease)).build();
     }
 
     static void createRecordTable(DataSource dataSource) {
@@ -71,7 +69,7 @@ final class OnceWiring {
                 .createTableIfMissing(true).build();
     }
 
-    static OnceConsumer consumer(Connection connection, String queue, IdempotentExecutor executor, int prefetch,
+    static OnceConsumer consumer(Connection connection, String queue, Idempotency executor, int prefetch,
                                  MessageHandler handler) {
         return OnceConsumer.builder(connection, queue, executor)
                 .namespace("chaos")

@@ -4,7 +4,7 @@ import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.DeliverCallback;
 
-import io.github.once.IdempotentExecutor;
+import io.github.once.Idempotency;
 import io.github.once.rabbitmq.MessageHandler;
 import io.github.once.rabbitmq.OnceConsumer;
 
@@ -52,7 +52,7 @@ public final class Worker {
             consumeAckingFirst(connection, queue, effects, table, worker, handlerMillis);
         } else {
             HikariDataSource storeDb = mode == Mode.JDBC_TX ? Pools.postgres(args.get("jdbc"), "store", 4) : null;
-            IdempotentExecutor executor = executor(mode, args, storeDb, lease);
+            Idempotency executor = executor(mode, args, storeDb, lease);
             MessageHandler handler = (delivery, ctx) -> {
                 String id = ctx.key().id();
                 if (id.equals(haltOn)) {
@@ -78,7 +78,7 @@ public final class Worker {
         new CountDownLatch(1).await(); // until killed
     }
 
-    private static IdempotentExecutor executor(Mode mode, Args args, HikariDataSource storeDb, Duration lease) {
+    private static Idempotency executor(Mode mode, Args args, HikariDataSource storeDb, Duration lease) {
         switch (mode) {
             case JDBC_TX:
                 return OnceWiring.jdbcTransactional(storeDb, lease);

@@ -3,9 +3,9 @@ package io.github.once.internal;
 import io.github.once.ExecutionContext;
 import io.github.once.IdempotencyKey;
 import io.github.once.ResultCodec;
-import io.github.once.Step;
 import io.github.once.spi.Lease;
 
+import java.util.concurrent.Callable;
 import java.util.function.BooleanSupplier;
 import java.util.function.Function;
 
@@ -57,7 +57,7 @@ public final class HandlerContext implements ExecutionContext {
     }
 
     @Override
-    public <T> T step(String name, ResultCodec<T> codec, Step<T> step) throws Exception {
+    public <T> T step(String name, ResultCodec<T> codec, Callable<T> step) throws Exception {
         if (steps == null) {
             return ExecutionContext.super.step(name, codec, step);
         }

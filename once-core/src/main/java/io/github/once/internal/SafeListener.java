@@ -7,50 +7,57 @@ import io.github.once.StoreOperation;
 import io.github.once.spi.Lease;
 
 import java.time.Duration;
+import java.util.List;
+import java.util.function.Consumer;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
-/** Shields executors from a listener that throws: metrics must never change what happens to a message. */
+/**
+ * The listeners of an executor, each called in turn, shielded from one that throws: metrics must never change
+ * what happens to a message, and one failing listener must not keep the others from hearing the event.
+ */
 public final class SafeListener implements OnceListener {
     private static final Logger log = LoggerFactory.getLogger(SafeListener.class);
 
-    private final OnceListener delegate;
+    private final List<OnceListener> listeners;
 
-    public SafeListener(OnceListener delegate) {
-        this.delegate = delegate;
+    public SafeListener(List<OnceListener> listeners) {
+        this.listeners = List.copyOf(listeners);
     }
 
     @Override
     public void onOutcome(Outcome<?> outcome, Duration elapsed) {
-        quietly("an outcome", () -> delegate.onOutcome(outcome, elapsed));
+        each("an outcome", l -> l.onOutcome(outcome, elapsed));
     }
 
     @Override
     public void onStoreCall(StoreOperation operation, int keys, Duration elapsed, Throwable failure) {
-        quietly("a store call", () -> delegate.onStoreCall(operation, keys, elapsed, failure));
+        each("a store call", l -> l.onStoreCall(operation, keys, elapsed, failure));
     }
 
     @Override
     public void onHandler(IdempotencyKey key, Duration elapsed, Throwable failure) {
-        quietly("a handler's end", () -> delegate.onHandler(key, elapsed, failure));
+        each("a handler's end", l -> l.onHandler(key, elapsed, failure));
     }
 
     @Override
     public void onTakeover(Lease lease) {
-        quietly("a takeover", () -> delegate.onTakeover(lease));
+        each("a takeover", l -> l.onTakeover(lease));
     }
 
     @Override
     public void onRenewal(Lease lease, boolean renewed, Throwable failure) {
-        quietly("a renewal", () -> delegate.onRenewal(lease, renewed, failure));
+        each("a renewal", l -> l.onRenewal(lease, renewed, failure));
     }
 
-    private static void quietly(String event, Runnable call) {
-        try {
-            call.run();
-        } catch (RuntimeException e) {
-            log.warn("Listener failed on {}; ignored", event, e);
+    private void each(String event, Consumer<OnceListener> call) {
+        for (OnceListener listener : listeners) {
+            try {
+                call.accept(listener);
+            } catch (RuntimeException e) {
+                log.warn("Listener {} failed on {}; ignored", listener, event, e);
+            }
         }
     }
 }

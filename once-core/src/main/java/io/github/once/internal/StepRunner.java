@@ -4,7 +4,6 @@ import io.github.once.IdempotencyConfig;
 import io.github.once.IdempotencyKey;
 import io.github.once.OnceException;
 import io.github.once.ResultCodec;
-import io.github.once.Step;
 import io.github.once.StepBusyException;
 import io.github.once.StoreOperation;
 import io.github.once.StoreUnavailableException;
@@ -15,6 +14,7 @@ import io.github.once.spi.ExecutionScope;
 import io.github.once.spi.IdempotencyStore;
 import io.github.once.spi.Lease;
 
+import java.util.concurrent.Callable;
 import java.util.concurrent.ScheduledExecutorService;
 
 import org.slf4j.Logger;
@@ -46,7 +46,7 @@ public final class StepRunner {
         this.renewals = renewals;
     }
 
-    public <T> T run(IdempotencyKey message, String name, ResultCodec<T> codec, Step<T> step) throws Exception {
+    public <T> T run(IdempotencyKey message, String name, ResultCodec<T> codec, Callable<T> step) throws Exception {
         IdempotencyKey key = message.forStep(name);
         // No fingerprint: a step's input is whatever the handler computed, and its name already says what it is.
         ClaimRequest request = new ClaimRequest(key, null, config.leaseDuration(), config.retention());
@@ -54,7 +54,7 @@ public final class StepRunner {
         ExecutionScope.Mark mark = unit.mark();
         ClaimResult claim;
         try {
-            claim = calls.timed(StoreOperation.CLAIM, 1, () -> unit.claim(request));
+            claim = calls.claimOne(unit, request);
         } catch (RuntimeException e) {
             mark.undo();
             throw e;
@@ -71,7 +71,7 @@ public final class StepRunner {
         throw new OnceException("unexpected claim result for step " + key + ": " + claim);
     }
 
-    private <T> T runAcquired(ExecutionScope.Mark mark, Lease lease, ResultCodec<T> codec, Step<T> step)
+    private <T> T runAcquired(ExecutionScope.Mark mark, Lease lease, ResultCodec<T> codec, Callable<T> step)
             throws Exception {
         LeaseKeeper keeper = new LeaseKeeper(lease, config.leaseDuration(),
                 l -> calls.timed(StoreOperation.RENEW, 1, () -> store.renew(l, config.leaseDuration())));
@@ -81,7 +81,7 @@ public final class StepRunner {
         T result;
         byte[] encoded;
         try {
-            result = step.run();
+            result = step.call();
             encoded = codec.encode(result);
         } catch (Exception | Error e) {
             keeper.stop();
@@ -91,8 +91,7 @@ public final class StepRunner {
         keeper.stop();
         boolean recorded;
         try {
-            recorded = calls.timed(StoreOperation.COMPLETE, 1,
-                    () -> unit.complete(new Completion(keeper.current(), encoded, config.retention())));
+            recorded = calls.completeOne(unit, new Completion(keeper.current(), encoded, config.retention()));
         } catch (RuntimeException e) {
             undo(mark, keeper.current(), e);
             throw e;

@@ -45,13 +45,8 @@ public final class StoreCallScope implements ExecutionScope {
 
     private final class SeparateCalls implements Unit {
         @Override
-        public ClaimResult claim(ClaimRequest request) {
-            return store.claim(request);
-        }
-
-        @Override
-        public List<ClaimResult> claimAll(List<ClaimRequest> requests) {
-            return store.claimAll(requests);
+        public List<ClaimResult> claim(List<ClaimRequest> requests) {
+            return store.claim(requests);
         }
 
         @Override
@@ -75,13 +70,8 @@ public final class StoreCallScope implements ExecutionScope {
         }
 
         @Override
-        public boolean complete(Completion completion) {
-            return store.complete(completion.lease(), completion.result(), completion.retention());
-        }
-
-        @Override
-        public List<Boolean> completeAll(List<Completion> completions) {
-            return store.completeAll(completions);
+        public List<Boolean> complete(List<Completion> completions) {
+            return store.complete(completions);
         }
 
         @Override

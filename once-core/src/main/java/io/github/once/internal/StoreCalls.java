@@ -1,8 +1,14 @@
 package io.github.once.internal;
 
+import io.github.once.OnceException;
 import io.github.once.StoreOperation;
+import io.github.once.spi.ClaimRequest;
+import io.github.once.spi.ClaimResult;
+import io.github.once.spi.Completion;
+import io.github.once.spi.ExecutionScope;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.function.Supplier;
 
 /** Times each store call of an executor for its listener, failures included. */
@@ -17,6 +23,24 @@ public final class StoreCalls {
     /** The executor's listener, for the events that are not store calls. */
     public SafeListener listener() {
         return listener;
+    }
+
+    /** One claim through {@code unit}: a batch of one. */
+    public ClaimResult claimOne(ExecutionScope.Unit unit, ClaimRequest request) {
+        return one(timed(StoreOperation.CLAIM, 1, () -> unit.claim(List.of(request))));
+    }
+
+    /** One completion through {@code unit}: a batch of one. */
+    public boolean completeOne(ExecutionScope.Unit unit, Completion completion) {
+        return one(timed(StoreOperation.COMPLETE, 1, () -> unit.complete(List.of(completion))));
+    }
+
+    /** The one answer to a batch of one, checked: a store that answers another number breaks the SPI. */
+    public static <R> R one(List<R> answers) {
+        if (answers.size() != 1) {
+            throw new OnceException("store answered " + answers.size() + " times to a call for one key");
+        }
+        return answers.get(0);
     }
 
     public <R> R timed(StoreOperation operation, int keys, Supplier<R> call) {

@@ -16,15 +16,13 @@ import io.github.once.spi.IdempotencyStore;
 import io.github.once.spi.Lease;
 
 import java.time.Duration;
-import java.util.Queue;
-import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ScheduledExecutorService;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * What each step of one task means, written once for the unit runner and the pipeline so both decide alike: the
+ * What each step of one task means, apart from when steps run (the unit runner's): the
  * claim request, the outcome of a claim that did not acquire, takeovers and crash loops, running the handler
  * under its lease (a throwing handler or codec, or a result over the size limit, is {@code Failed}), and the
  * outcome of a recorded or refused completion. It makes no decision about when steps run.
@@ -32,21 +30,6 @@ import org.slf4j.LoggerFactory;
 public final class TaskSteps {
 
     private static final Logger log = LoggerFactory.getLogger(TaskSteps.class);
-
-    /**
-     * A pipeline's stage for a task refused as it is submitted (its payload cannot be fingerprinted, say): it fails
-     * with {@code cause} during the pipeline's next step, as every stage completes.
-     */
-    static <T> CompletableFuture<Outcome<T>> refusedAtSubmit(Queue<Runnable> ready, RuntimeException cause) {
-        CompletableFuture<Outcome<T>> failed = new CompletableFuture<>();
-        ready.add(() -> failed.completeExceptionally(cause));
-        return failed;
-    }
-
-    /** A store call's failure as the pipelines hand it to a task's stage: as it is, or wrapped when not unchecked. */
-    static RuntimeException runtime(Throwable failure) {
-        return failure instanceof RuntimeException r ? r : new OnceException("store call failed", failure);
-    }
 
     private final IdempotencyConfig config;
     private final IdempotencyStore store;

@@ -30,7 +30,7 @@ import java.util.Set;
  * cannot be decoded is a {@code Failed} outcome of that task alone. Anything else that escapes (an
  * {@link Error}, an unreachable store, a lost unit) first gives back every lease still held: renewals stop, and
  * the keys are released (or rolled back with the unit), so none of them stays busy. What each answer means is
- * {@link TaskSteps}', shared with the pipeline.
+ * {@link TaskSteps}'.
  */
 public final class UnitRunner {
 
@@ -48,39 +48,22 @@ public final class UnitRunner {
      */
     public <T> Result<T> run(ExecutionScope.Unit unit, List<Task<T>> tasks, Map<Integer, Outcome<T>> failed,
                              int isolateFrom) {
-        return new Run<>(unit, tasks, null, failed, isolateFrom, true).run();
+        return new Run<>(unit, tasks, failed, isolateFrom).run();
     }
 
-    /**
-     * As {@link #run}, with the tasks' claim requests made already (one each, in order), but leaves the commit to
-     * the caller: when the result {@link Result#commitPending()}, the outcomes hold only once the caller has
-     * committed the unit (a unit with nothing to keep is rolled back here).
-     */
-    public <T> Result<T> runUncommitted(ExecutionScope.Unit unit, List<Task<T>> tasks, List<ClaimRequest> requests,
-                                        Map<Integer, Outcome<T>> failed, int isolateFrom) {
-        return new Run<>(unit, tasks, requests, failed, isolateFrom, false).run();
-    }
-
-    /**
-     * Every task's outcome once the unit committed (or is ready to, when the commit is pending), or the task whose
-     * failure rolled the unit back.
-     */
-    public record Result<T>(List<Outcome<T>> outcomes, int failedAt, Outcome<T> failure, boolean commitPending) {
-        static <T> Result<T> committed(List<Outcome<T>> outcomes, boolean commitPending) {
-            return new Result<>(outcomes, -1, null, commitPending);
+    /** Every task's outcome once the unit committed, or the task whose failure rolled the unit back. */
+    public record Result<T>(List<Outcome<T>> outcomes, int failedAt, Outcome<T> failure) {
+        static <T> Result<T> committed(List<Outcome<T>> outcomes) {
+            return new Result<>(outcomes, -1, null);
         }
 
         static <T> Result<T> rolledBack(int index, Outcome<T> failure) {
-            return new Result<>(null, index, failure, false);
+            return new Result<>(null, index, failure);
         }
 
         public boolean isCommitted() {
             return outcomes != null;
         }
-    }
-
-    public ClaimRequest request(Task<?> task) {
-        return steps.request(task);
     }
 
     /** A task whose handler succeeded, at its place in the unit, its lease held until its completion is recorded. */
@@ -92,24 +75,15 @@ public final class UnitRunner {
         private final List<Task<T>> tasks;
         private final Map<Integer, Outcome<T>> failed;
         private final int isolateFrom;
-        private final boolean single;
-        private final boolean commit;
         private final List<Outcome<T>> outcomes;
         private final List<Slot<T>> held = new ArrayList<>();
         private boolean claimedAny;
 
-        /** The tasks' claim requests when the caller made them (a fingerprint is a digest of the payload), or null. */
-        private final List<ClaimRequest> given;
-
-        Run(ExecutionScope.Unit unit, List<Task<T>> tasks, List<ClaimRequest> given, Map<Integer, Outcome<T>> failed,
-            int isolateFrom, boolean commit) {
-            this.given = given;
+        Run(ExecutionScope.Unit unit, List<Task<T>> tasks, Map<Integer, Outcome<T>> failed, int isolateFrom) {
             this.unit = unit;
-            this.commit = commit;
             this.tasks = tasks;
             this.failed = failed;
             this.isolateFrom = isolateFrom;
-            this.single = tasks.size() == 1;
             this.outcomes = Arrays.asList(newOutcomes(tasks.size()));
         }
 
@@ -133,16 +107,14 @@ public final class UnitRunner {
             boolean[] repeat = new boolean[tasks.size()];
             Set<IdempotencyKey> seen = new HashSet<>();
             for (int i = 0; i < tasks.size(); i++) {
-                ClaimRequest request = given != null ? given.get(i) : steps.request(tasks.get(i));
+                ClaimRequest request = steps.request(tasks.get(i));
                 requests.add(request);
                 repeat[i] = !seen.add(request.key());
                 if (!repeat[i]) {
                     firsts.add(request);
                 }
             }
-            List<ClaimResult> claims = single
-                    ? List.of(calls.timed(StoreOperation.CLAIM, 1, () -> unit.claim(firsts.get(0))))
-                    : calls.timed(StoreOperation.CLAIM_ALL, firsts.size(), () -> unit.claimAll(firsts));
+            List<ClaimResult> claims = calls.timed(StoreOperation.CLAIM, firsts.size(), () -> unit.claim(firsts));
             if (claims.size() != firsts.size()) {
                 throw new OnceException("store answered " + claims.size() + " claims for " + firsts.size() + " requests");
             }
@@ -154,7 +126,7 @@ public final class UnitRunner {
                     // A repeated key must see the earlier one's record: write what is held first.
                     complete();
                     ClaimRequest request = requests.get(i);
-                    claim = calls.timed(StoreOperation.CLAIM, 1, () -> unit.claim(request));
+                    claim = calls.claimOne(unit, request);
                 } else {
                     claim = claims.get(next++);
                 }
@@ -190,12 +162,10 @@ public final class UnitRunner {
             complete();
             if (!claimedAny) {
                 unit.rollback(); // nothing to keep
-                return Result.committed(outcomes, false);
+                return Result.committed(outcomes);
             }
-            if (commit) {
-                unit.commit();
-            }
-            return Result.committed(outcomes, !commit);
+            unit.commit();
+            return Result.committed(outcomes);
         }
 
         /** Runs one handler; null when it succeeded (its completion is then held), else its {@code Failed}. */
@@ -227,9 +197,8 @@ public final class UnitRunner {
             for (Slot<T> h : held) {
                 completions.add(steps.completion(h.held()));
             }
-            List<Boolean> recorded = single
-                    ? List.of(calls.timed(StoreOperation.COMPLETE, 1, () -> unit.complete(completions.get(0))))
-                    : calls.timed(StoreOperation.COMPLETE_ALL, completions.size(), () -> unit.completeAll(completions));
+            List<Boolean> recorded = calls.timed(StoreOperation.COMPLETE, completions.size(),
+                    () -> unit.complete(completions));
             if (recorded.size() != completions.size()) {
                 throw new OnceException("store answered " + recorded.size() + " completions for " + completions.size());
             }

@@ -27,19 +27,13 @@ public interface ExecutionScope {
     interface Unit extends AutoCloseable {
 
         /**
-         * Claims one key. A unit that has done nothing yet may answer a lost race on its own (trying again, or
-         * answering from what is committed), as {@link IdempotencyStore#claim} does.
+         * Claims the keys of a batch, all different, answering as single claims in order would. A batch of one in
+         * a unit that has done nothing yet may answer a lost race on its own (trying again, or answering from what
+         * is committed), as {@link IdempotencyStore#claim} does.
          *
-         * @throws UnitLostException when the claim lost a race this unit cannot answer
+         * @throws UnitLostException when the claims lost a race this unit cannot answer
          */
-        ClaimResult claim(ClaimRequest request);
-
-        /**
-         * Claims the keys of a batch, all different, answering as single claims in order would.
-         *
-         * @throws UnitLostException when the claims lost a race with other work
-         */
-        List<ClaimResult> claimAll(List<ClaimRequest> requests);
+        List<ClaimResult> claim(List<ClaimRequest> requests);
 
         /**
          * Whether a lease acquired here must be renewed (through the store) while its handler runs. False when
@@ -61,11 +55,8 @@ public interface ExecutionScope {
         /** Marks where a handler's effect begins, so that that effect alone can be undone (a savepoint). */
         Mark mark();
 
-        /** Records a completion; false when the lease is no longer current. */
-        boolean complete(Completion completion);
-
         /** Records completions of different keys, answering as single completions in order would. */
-        List<Boolean> completeAll(List<Completion> completions);
+        List<Boolean> complete(List<Completion> completions);
 
         /** Gives a claimed key back so that a redelivery can claim it at once. */
         boolean release(Lease lease);

@@ -6,106 +6,49 @@ import io.github.once.StoreMisconfiguredException;
 import io.github.once.StoreUnavailableException;
 
 import java.time.Duration;
-import java.util.ArrayList;
 import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionStage;
 
 /**
- * Where records live. A store implements single steps; the algorithm around a handler (claim, renew, complete
- * or release) lives once, in {@link io.github.once.Idempotency}.
+ * Where records live: the SPI a store implements. A store carries out single steps on records; the algorithm
+ * around a handler (claim, renew, run, complete or release) lives once, in {@link io.github.once.Idempotency}.
+ *
+ * <p>Claims, completions and reads come in batches: a consumer claims the deliveries it holds in one call and
+ * records their completions in one more, and a single call is a batch of one. A store that can answer a batch in
+ * one round trip does; one that cannot answers each element in turn.
  *
  * <h2>Rules every store follows (checked by {@code IdempotencyStoreContract} in once-testkit)</h2>
  * <ul>
- *   <li>{@link #claim} is one atomic step on one record, never check-then-set: absent, released or lease expired
- *       gives {@code Acquired} with a fencing token strictly greater than any earlier token of that record; a live
- *       lease gives {@code Busy}; completed gives {@code Duplicate}; a different fingerprint (both present) on a
+ *   <li>A claim is one atomic step on one record, never check-then-set: absent, released or lease expired gives
+ *       {@code Acquired} with a fencing token strictly greater than any earlier token of that record; a live lease
+ *       gives {@code Busy}; completed gives {@code Duplicate}; a different fingerprint (both present) on a
  *       completed record or a live lease gives {@code Conflict}.</li>
  *   <li>Tokens strictly increase per key for as long as the key has a record. Stores are encouraged to issue
  *       {@code max(previous + 1, server time in microseconds)} so tokens keep increasing even across a record's
  *       expiry.</li>
- *   <li>{@link #complete}, {@link #release} and {@link #renew} succeed only with the current token and a record
- *       still in progress; otherwise they change nothing and report it.</li>
+ *   <li>A completion, {@link #release} and {@link #renew} succeed only with the current token and a record still
+ *       in progress; otherwise they change nothing and report it.</li>
+ *   <li>A batch answers exactly as its elements would one by one, in order: a key that appears twice in one claim
+ *       batch is claimed twice (the second sees the first).</li>
  *   <li>Deadlines use the store's clock where it has one (Redis {@code TIME}, SQL {@code CURRENT_TIMESTAMP}).</li>
  *   <li>A store that cannot be reached raises {@link StoreUnavailableException}, never a wrong answer.</li>
  * </ul>
+ *
+ * <p>A store may also offer what only some stores can: {@link TransactionalStore} (the record commits with the
+ * handler's own writes) and {@link StoreInspector} (what operators ask), each found by the caller once.
  */
 public interface IdempotencyStore extends AutoCloseable {
 
-    ClaimResult claim(ClaimRequest request);
+    /** Claims the keys of {@code requests}, answering for each in order. */
+    List<ClaimResult> claim(List<ClaimRequest> requests);
 
     /**
-     * Claims many keys, answering exactly as single claims in order would. Stores that can do so answer in one
-     * round trip. A key that appears twice in one batch is claimed twice (the second sees the first).
-     */
-    default List<ClaimResult> claimAll(List<ClaimRequest> requests) {
-        List<ClaimResult> results = new ArrayList<>(requests.size());
-        for (ClaimRequest request : requests) {
-            results.add(claim(request));
-        }
-        return results;
-    }
-
-    /**
-     * Marks the work done and stores its result, kept for {@code retention}.
+     * Marks the work of each lease done and stores its result, kept for its retention.
      *
-     * @return false when the lease is no longer current (taken over, released, completed or expired away)
+     * @return for each completion, in order, whether it was recorded: false when its lease is no longer current
+     *         (taken over, released, completed or expired away)
      */
-    boolean complete(Lease lease, byte[] result, Duration retention);
-
-    /**
-     * Completes many leases, answering exactly as single completions in order would. Stores that can do so answer
-     * in one round trip, so a batch of deliveries costs one claim call and one completion call.
-     *
-     * @return for each completion, in order, whether it was recorded
-     */
-    default List<Boolean> completeAll(List<Completion> completions) {
-        List<Boolean> done = new ArrayList<>(completions.size());
-        for (Completion completion : completions) {
-            done.add(complete(completion.lease(), completion.result(), completion.retention()));
-        }
-        return done;
-    }
-
-    /**
-     * {@link #claimAll} without holding the caller's thread, for pipelines that claim the next deliveries while
-     * earlier handlers run. Same answers, same order, same failures (completed exceptionally with the exception
-     * {@code claimAll} would throw). The default calls {@code claimAll} on the caller's thread; stores with a
-     * non-blocking client answer on their own.
-     */
-    default CompletionStage<List<ClaimResult>> claimAllAsync(List<ClaimRequest> requests) {
-        try {
-            return CompletableFuture.completedFuture(claimAll(requests));
-        } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(e);
-        }
-    }
-
-    /** {@link #completeAll} without holding the caller's thread; as {@link #claimAllAsync}. */
-    default CompletionStage<List<Boolean>> completeAllAsync(List<Completion> completions) {
-        try {
-            return CompletableFuture.completedFuture(completeAll(completions));
-        } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(e);
-        }
-    }
-
-    /**
-     * Writes each copy as a completed record, with its result and retention, where this store holds no live record
-     * of its key (none, or one past its expiry); a key whose record is live, in progress or completed, is left as
-     * it is. For stores that hold copies of another store's records (a {@link io.github.once.TieredIdempotencyStore}'s
-     * front). Fails as {@link #completeAllAsync} does.
-     *
-     * <p>The default claims the keys ({@link #claimAllAsync}, no fingerprint, a 10-second lease) and completes the
-     * claims it acquired ({@link #completeAllAsync}), each with what is left of its copy's retention: two calls, and
-     * a claim in progress that others may see between them. Stores override it with one step per key.
-     *
-     * @return for each copy, in order, whether it was written
-     */
-    default CompletionStage<List<Boolean>> insertCopiesAsync(List<RecordCopy> copies) {
-        return CopyInsertion.byClaimAndComplete(this, copies);
-    }
+    List<Boolean> complete(List<Completion> completions);
 
     /**
      * Gives the key back so that a redelivery can claim it at once. The record keeps its fencing counter.
@@ -121,42 +64,8 @@ public interface IdempotencyStore extends AutoCloseable {
      */
     Optional<Lease> renew(Lease lease, Duration leaseDuration);
 
-    /** The record as stored, if any (a released record shows as in progress with a past lease). */
-    Optional<IdempotencyRecord> find(IdempotencyKey key);
-
-    /**
-     * The records of many keys, in order, as {@link #find} answers each. Stores that can do so answer in one round
-     * trip; a tiered store's front reads a batch's copies with it.
-     */
-    default List<Optional<IdempotencyRecord>> findAll(List<IdempotencyKey> keys) {
-        List<Optional<IdempotencyRecord>> found = new ArrayList<>(keys.size());
-        for (IdempotencyKey key : keys) {
-            found.add(find(key));
-        }
-        return found;
-    }
-
-    /**
-     * {@link #findAll} without holding the caller's thread: same answers, same order, same failures (completed
-     * exceptionally with the exception {@code findAll} would throw). The default calls {@code findAll} on the
-     * caller's thread; stores with a non-blocking client answer on their own.
-     */
-    default CompletionStage<List<Optional<IdempotencyRecord>>> findAllAsync(List<IdempotencyKey> keys) {
-        try {
-            return CompletableFuture.completedFuture(findAll(keys));
-        } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(e);
-        }
-    }
-
-    /**
-     * A hint that {@code keys} are likely to be claimed soon (a consumer's deliveries, each as it arrives). A store
-     * that must read before it claims may start reading them now, so the claim does not wait for that read; no
-     * answer may depend on the hint, and it must return at once (it may be called from a client library's dispatch
-     * thread, and with one key at a time). Does nothing by default.
-     */
-    default void lookAhead(List<IdempotencyKey> keys) {
-    }
+    /** The records of {@code keys} as stored, in order (a released record shows as in progress with a past lease). */
+    List<Optional<IdempotencyRecord>> find(List<IdempotencyKey> keys);
 
     /**
      * Checks, before the first message, that this store can do its job: it answers, and what it needs exists (a
@@ -169,6 +78,7 @@ public interface IdempotencyStore extends AutoCloseable {
     default void verify() {
     }
 
+    /** Releases what the store holds (connections, threads). Does nothing by default. */
     @Override
     default void close() {
     }

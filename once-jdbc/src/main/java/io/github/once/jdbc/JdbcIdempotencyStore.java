@@ -5,7 +5,9 @@ import io.github.once.IdempotencyRecord;
 import io.github.once.spi.ClaimRequest;
 import io.github.once.spi.ClaimResult;
 import io.github.once.spi.Completion;
-import io.github.once.spi.IdempotencyStore;
+import io.github.once.spi.ExecutionScope;
+import io.github.once.spi.StoreInspector;
+import io.github.once.spi.TransactionalStore;
 import io.github.once.spi.Lease;
 import io.github.once.spi.PurgeableStore;
 
@@ -15,11 +17,11 @@ import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.Locale;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.regex.Pattern;
 import javax.sql.DataSource;
@@ -39,38 +41,34 @@ import org.slf4j.LoggerFactory;
  * a key twice or of more than 500 keys runs in one transaction, so it fails or succeeds whole. A pool in
  * manual-commit mode gets each step as a transaction, committed at its end.
  *
- * <p>{@link #claimAllAsync} and {@link #completeAllAsync} run on a few threads of the store's own
- * ({@link Builder#asyncThreads}, default {@value #DEFAULT_ASYNC_THREADS}): JDBC has no non-blocking API, so an
- * asynchronous call is a blocking call on a thread that is not the caller's, on a connection of its own from the
- * data source. Size the pool for them: {@code asyncThreads} connections beside those of the synchronous callers.
- * {@link #close()} stops these threads; the data source stays the caller's.
- *
  * <p>Used with {@link io.github.once.Idempotency}, the record is written in its own transaction after the handler
  * (a crash between the handler's effect and the record lets the effect repeat). For effects in the same
- * database, give the executor {@link JdbcTransactionScope}, which commits both together.
+ * database, build the executor {@link io.github.once.Idempotency.Builder#transactional() transactional()}: the
+ * claim, the handler's writes and the record then commit in one transaction ({@link #transactionScope()}).
  *
  * <pre>{@code
- * JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(dataSource).tableName("once_record").build();
+ * JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(dataSource).build();
+ * Idempotency once = Idempotency.builder(store).transactional().build();
+ * Outcome<String> outcome = once.execute(IdempotencyKey.of("payments", messageId), body, ResultCodec.utf8(), ctx -> {
+ *     Connection c = ctx.resource(Connection.class); // the transaction's connection: write your effect here
+ *     ...
+ *     return "charged";
+ * });
  * }</pre>
  */
-public final class JdbcIdempotencyStore implements IdempotencyStore, PurgeableStore {
+public final class JdbcIdempotencyStore implements TransactionalStore, PurgeableStore {
 
     private static final Logger log = LoggerFactory.getLogger(JdbcIdempotencyStore.class);
     private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,47}");
     /** Default rows per purge statement. */
     public static final int DEFAULT_PURGE_BATCH = 1_000;
-    /** Default threads for {@link #claimAllAsync} and {@link #completeAllAsync}. */
-    public static final int DEFAULT_ASYNC_THREADS = 2;
 
     private final RecordTable table;
-    private final AsyncCalls asyncCalls;
     private final LongAdder purgeDeadlocks = new LongAdder();
 
     private JdbcIdempotencyStore(Builder b, JdbcDialect dialect) {
         int queryTimeoutSeconds = (int) Math.max(1, (b.queryTimeout.toMillis() + 999) / 1000);
         this.table = new RecordTable(b.dataSource, dialect, b.tableName, queryTimeoutSeconds);
-        // A call in flight at close runs a few statements at most, each bounded by the query timeout.
-        this.asyncCalls = new AsyncCalls(b.asyncThreads, "once-jdbc-" + b.tableName, b.queryTimeout.multipliedBy(2));
     }
 
     public static Builder builder(DataSource dataSource) {
@@ -107,14 +105,30 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, PurgeableSt
         return table;
     }
 
-    /** Operators' view of this store's table: one record with its standing, counts, oldest claims, purge. */
-    public JdbcStoreInspector inspector() {
-        return new JdbcStoreInspector(table.dataSource, table.sql, table.queryTimeoutSeconds);
+    /**
+     * Transactional mode: each task or batch in one transaction on a connection from the data source, the claim,
+     * the handler's writes and the record committed together. A claim that loses a race is answered from what is
+     * committed, and claimed again (in a new transaction, a bounded number of times) only when nothing is.
+     */
+    @Override
+    public ExecutionScope transactionScope() {
+        return JdbcTransactionScope.of(this);
     }
 
+    /**
+     * One task inside a transaction the caller manages on {@code connection}, which must not be in auto-commit
+     * mode (running a task in it throws {@link IllegalArgumentException} otherwise). {@code Processed} here means
+     * "recorded in your transaction": it holds once the caller commits. A claim that loses a race is answered
+     * from a fresh read on another connection.
+     */
     @Override
-    public ClaimResult claim(ClaimRequest request) {
-        return claimAll(List.of(request)).get(0);
+    public ExecutionScope joining(Connection connection) {
+        return JdbcTransactionScope.joining(this, connection);
+    }
+
+    /** Operators' view of this store's table: one record with its standing, counts, oldest claims, purge. */
+    public StoreInspector inspector() {
+        return new JdbcStoreInspector(table.dataSource, table.sql, table.queryTimeoutSeconds);
     }
 
     /**
@@ -123,7 +137,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, PurgeableSt
      * now.
      */
     @Override
-    public List<ClaimResult> claimAll(List<ClaimRequest> requests) {
+    public List<ClaimResult> claim(List<ClaimRequest> requests) {
         if (requests.isEmpty()) {
             return List.of();
         }
@@ -131,9 +145,7 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, PurgeableSt
                 c -> table.claimAnswering(c, requests, false));
     }
 
-    @Override
-    public boolean complete(Lease lease, byte[] result, Duration retention) {
-        Completion completion = new Completion(lease, result, retention);
+    private boolean completeOne(Completion completion) {
         return retryingRaces("complete", true, c -> table.complete(c, completion, true));
     }
 
@@ -143,25 +155,13 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, PurgeableSt
      * completion would (false after a first that was recorded).
      */
     @Override
-    public List<Boolean> completeAll(List<Completion> batch) {
+    public List<Boolean> complete(List<Completion> batch) {
         Objects.requireNonNull(batch, "completions");
-        if (batch.isEmpty()) {
-            return List.of();
+        if (batch.size() <= 1) {
+            return batch.isEmpty() ? List.of() : List.of(completeOne(batch.get(0)));
         }
         return retryingRaces("completeAll", Completions.oneStatement(table.sql.dialect, batch),
                 c -> table.completeAll(c, batch, true));
-    }
-
-    /** {@link #claimAll} on one of the store's own threads (JDBC cannot answer without blocking one). */
-    @Override
-    public CompletionStage<List<ClaimResult>> claimAllAsync(List<ClaimRequest> requests) {
-        return asyncCalls.submit(() -> claimAll(requests));
-    }
-
-    /** {@link #completeAll} on one of the store's own threads. */
-    @Override
-    public CompletionStage<List<Boolean>> completeAllAsync(List<Completion> completions) {
-        return asyncCalls.submit(() -> completeAll(completions));
     }
 
     @Override
@@ -176,16 +176,15 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, PurgeableSt
         return retryingRaces("renew", table.sql.renewedDeadline == null, c -> table.renew(c, lease, leaseDuration));
     }
 
+    /** One look-up per key; the operators' reads (the inspector) are where reading many at once matters. */
     @Override
-    public Optional<IdempotencyRecord> find(IdempotencyKey key) {
-        Objects.requireNonNull(key, "key");
-        return retryingRaces("find", true, c -> table.find(c, key));
-    }
-
-    /** Stops the threads of the asynchronous calls (waiting a while for those in flight); the data source stays open. */
-    @Override
-    public void close() {
-        asyncCalls.close();
+    public List<Optional<IdempotencyRecord>> find(List<IdempotencyKey> keys) {
+        List<Optional<IdempotencyRecord>> found = new ArrayList<>(keys.size());
+        for (IdempotencyKey key : keys) {
+            Objects.requireNonNull(key, "key");
+            found.add(retryingRaces("find", true, c -> table.find(c, key)));
+        }
+        return found;
     }
 
     /**
@@ -287,13 +286,13 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, PurgeableSt
         return tableName;
     }
 
+    /** Builds a {@link JdbcIdempotencyStore}; the data source is the one setting without a default. */
     public static final class Builder {
         private final DataSource dataSource;
         private JdbcDialect dialect;
         private String tableName = "once_record";
         private boolean createTableIfMissing;
         private Duration queryTimeout = Duration.ofSeconds(2);
-        private int asyncThreads = DEFAULT_ASYNC_THREADS;
 
         private Builder(DataSource dataSource) {
             this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
@@ -323,19 +322,6 @@ public final class JdbcIdempotencyStore implements IdempotencyStore, PurgeableSt
          */
         public Builder queryTimeout(Duration queryTimeout) {
             this.queryTimeout = positive(queryTimeout, "queryTimeout");
-            return this;
-        }
-
-        /**
-         * Threads that run {@link #claimAllAsync} and {@link #completeAllAsync} (default
-         * {@value JdbcIdempotencyStore#DEFAULT_ASYNC_THREADS}), each with a connection of its own from the data source
-         * while it runs: more threads let more calls wait on the database at once, and take as many connections.
-         */
-        public Builder asyncThreads(int asyncThreads) {
-            if (asyncThreads < 1) {
-                throw new IllegalArgumentException("asyncThreads must be at least 1, but was " + asyncThreads);
-            }
-            this.asyncThreads = asyncThreads;
             return this;
         }
 

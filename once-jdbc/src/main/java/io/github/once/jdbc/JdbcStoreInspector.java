@@ -32,7 +32,7 @@ import javax.sql.DataSource;
  * sets: an in-progress row past its lease without a {@code claim_id} is {@link RecordStanding#RELEASED}, one with
  * it {@link RecordStanding#LAPSED}.
  */
-public final class JdbcStoreInspector implements StoreInspector {
+final class JdbcStoreInspector implements StoreInspector {
 
     private static final int PURGE_TIMEOUT_SECONDS = 30;
     /** A released row: in progress, its claim given back (see {@link Sql}). */
@@ -85,26 +85,6 @@ public final class JdbcStoreInspector implements StoreInspector {
     @Override
     public boolean expiresRecordsItself() {
         return false;
-    }
-
-    /**
-     * Checks that the table exists with a records table's columns.
-     *
-     * @throws MissingTableException when it does not
-     * @throws io.github.once.StoreUnavailableException when the database cannot be reached
-     */
-    public void requireTable() {
-        String probe = "SELECT namespace, record_key, state, token, lease_until, expires_at, created_at FROM "
-                + sql.table + " WHERE 1 = 0";
-        try {
-            read("check of table " + sql.table, probe, ps -> { }, rs -> null);
-        } catch (OnceException e) {
-            if (e instanceof StoreUnavailableException || !(e.getCause() instanceof SQLException cause)) {
-                throw e;
-            }
-            throw new MissingTableException("no Once records table '" + sql.table + "' (" + firstLine(cause)
-                    + "); create it with " + sql.dialect.schemaResource(), cause);
-        }
     }
 
     @Override

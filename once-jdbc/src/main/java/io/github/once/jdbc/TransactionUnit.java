@@ -45,17 +45,13 @@ abstract class TransactionUnit implements ExecutionScope.Unit {
     /** Gives back what the unit holds once its transaction has ended. */
     abstract void end();
 
+    /** A first claim of one key may answer a lost race itself ({@link #firstClaim}); any other is one statement. */
     @Override
-    public final ClaimResult claim(ClaimRequest request) {
-        if (claimed) {
-            return claimAll(List.of(request)).get(0);
+    public final List<ClaimResult> claim(List<ClaimRequest> requests) {
+        if (!claimed && requests.size() == 1) {
+            claimed = true;
+            return List.of(sql("claim", true, () -> firstClaim(requests.get(0))));
         }
-        claimed = true;
-        return sql("claim", true, () -> firstClaim(request));
-    }
-
-    @Override
-    public final List<ClaimResult> claimAll(List<ClaimRequest> requests) {
         claimed = true;
         return sql("claim", true, () -> table.claims.claimAll(connection, requests));
     }
@@ -98,12 +94,12 @@ abstract class TransactionUnit implements ExecutionScope.Unit {
     }
 
     @Override
-    public final boolean complete(Completion completion) {
-        return recorded(completion, sql("complete", false, () -> table.complete(connection, completion, false)));
-    }
-
-    @Override
-    public final List<Boolean> completeAll(List<Completion> completions) {
+    public final List<Boolean> complete(List<Completion> completions) {
+        if (completions.size() == 1) {
+            Completion completion = completions.get(0);
+            return List.of(recorded(completion,
+                    sql("complete", false, () -> table.complete(connection, completion, false))));
+        }
         List<Boolean> recorded = sql("completeAll", false, () -> table.completeAll(connection, completions, false));
         for (int i = 0; i < recorded.size(); i++) {
             recorded(completions.get(i), recorded.get(i));

@@ -11,6 +11,7 @@ import io.github.once.Task;
 import io.github.once.spi.ClaimRequest;
 import io.github.once.spi.ClaimResult;
 import io.github.once.spi.Lease;
+import io.github.once.testkit.StoreCalls;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -40,7 +41,7 @@ class BothModesGiveBackKeysTest {
 
         Idempotency executor() {
             IdempotencyConfig config = IdempotencyConfig.custom().leaseDuration(Duration.ofSeconds(30)).build();
-            return this == TRANSACTIONAL ? JdbcTransactionScope.executor(store).config(config).build()
+            return this == TRANSACTIONAL ? Idempotency.builder(store).config(config).transactional().build()
                     : Idempotency.builder(store).config(config).build();
         }
     }
@@ -90,7 +91,7 @@ class BothModesGiveBackKeysTest {
 
     /** What another consumer's claim answers now, long before any 30 s lease of the executor could lapse. */
     private ClaimResult claimNow(String id) {
-        return store.claim(new ClaimRequest(key(id), null, Duration.ofSeconds(30), Duration.ofHours(1)));
+        return StoreCalls.claim(store, new ClaimRequest(key(id), null, Duration.ofSeconds(30), Duration.ofHours(1)));
     }
 
     @ParameterizedTest
@@ -109,7 +110,7 @@ class BothModesGiveBackKeysTest {
     @EnumSource(Mode.class)
     void aLaterDuplicateThatCannotBeDecodedFailsAloneInABatch(Mode mode) {
         Lease old = ((ClaimResult.Acquired) claimNow("old")).lease();
-        assertThat(store.complete(old, "v1:receipt".getBytes(StandardCharsets.UTF_8), Duration.ofHours(1))).isTrue();
+        assertThat(StoreCalls.complete(store, old, "v1:receipt".getBytes(StandardCharsets.UTF_8), Duration.ofHours(1))).isTrue();
         try (Idempotency once = mode.executor()) {
             List<Outcome<String>> outcomes = once.executeAll(List.of(task("new", ctx -> "v2:receipt"),
                     task("old", ctx -> "never")));
@@ -117,7 +118,7 @@ class BothModesGiveBackKeysTest {
             assertThat(outcomes.get(0)).isInstanceOf(Outcome.Processed.class);
             assertThat(outcomes.get(1)).isInstanceOf(Outcome.Failed.class);
             assertThat(((Outcome.Failed<String>) outcomes.get(1)).cause()).hasMessage("cannot read format v1");
-            assertThat(store.find(key("new")).orElseThrow().state()).isEqualTo(RecordState.COMPLETED);
+            assertThat(StoreCalls.find(store, key("new")).orElseThrow().state()).isEqualTo(RecordState.COMPLETED);
             assertThat(claimNow("new")).isInstanceOf(ClaimResult.Duplicate.class);
         }
     }

@@ -6,6 +6,7 @@ import io.github.once.spi.ClaimRequest;
 import io.github.once.spi.ClaimResult;
 import io.github.once.spi.Completion;
 import io.github.once.spi.Lease;
+import io.github.once.testkit.StoreCalls;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -51,12 +52,12 @@ public final class CompleteAllHarness {
             List<Completion> a = completions(store, batch);
             long t0 = System.nanoTime();
             for (Completion c : a) {
-                check(store.complete(c.lease(), c.result(), c.retention()));
+                check(StoreCalls.complete(store, c.lease(), c.result(), c.retention()));
             }
             long t1 = System.nanoTime();
             List<Completion> b = completions(store, batch);
             long t2 = System.nanoTime();
-            for (boolean done : store.completeAll(b)) {
+            for (boolean done : store.complete(b)) {
                 check(done);
             }
             long t3 = System.nanoTime();
@@ -74,7 +75,7 @@ public final class CompleteAllHarness {
             requests.add(new ClaimRequest(IdempotencyKey.of(ns, "m-" + i), null, Duration.ofSeconds(60), Duration.ofMinutes(10)));
         }
         List<Completion> completions = new ArrayList<>();
-        for (ClaimResult result : store.claimAll(requests)) {
+        for (ClaimResult result : store.claim(requests)) {
             Lease lease = ((ClaimResult.Acquired) result).lease();
             completions.add(new Completion(lease, new byte[16], Duration.ofMinutes(10)));
         }

@@ -5,6 +5,7 @@ import io.github.once.IdempotencyKey;
 import io.github.once.spi.ClaimRequest;
 import io.github.once.spi.ClaimResult;
 import io.github.once.spi.Lease;
+import io.github.once.testkit.StoreCalls;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -59,16 +60,16 @@ class DuplicateClaimWritesNothingTest {
         IdempotencyKey done = key("done");
         IdempotencyKey live = key("live");
         IdempotencyKey released = key("released");
-        assertThat(store.complete(acquire(done), "r".getBytes(), RETENTION)).isTrue();
+        assertThat(StoreCalls.complete(store, acquire(done), "r".getBytes(), RETENTION)).isTrue();
         acquire(live);
         assertThat(store.release(acquire(released))).isTrue();
         String doneVersion = xmin(done);
         String liveVersion = xmin(live);
         String releasedVersion = xmin(released);
 
-        assertThat(store.claim(request(done))).isInstanceOf(ClaimResult.Duplicate.class);
-        assertThat(store.claim(request(live))).isInstanceOf(ClaimResult.Busy.class);
-        assertThat(store.claimAll(List.of(request(done), request(live))))
+        assertThat(StoreCalls.claim(store, request(done))).isInstanceOf(ClaimResult.Duplicate.class);
+        assertThat(StoreCalls.claim(store, request(live))).isInstanceOf(ClaimResult.Busy.class);
+        assertThat(store.claim(List.of(request(done), request(live))))
                 .hasExactlyElementsOfTypes(ClaimResult.Duplicate.class, ClaimResult.Busy.class);
 
         assertThat(xmin(done)).isEqualTo(doneVersion);
@@ -94,7 +95,7 @@ class DuplicateClaimWritesNothingTest {
         IdempotencyKey done = key("done");
         IdempotencyKey live = key("live");
         IdempotencyKey released = key("released");
-        assertThat(store.complete(acquire(done), "r".getBytes(), RETENTION)).isTrue();
+        assertThat(StoreCalls.complete(store, acquire(done), "r".getBytes(), RETENTION)).isTrue();
         acquire(live);
         assertThat(store.release(acquire(released))).isTrue();
         try (Connection c = pool.getConnection()) {
@@ -120,7 +121,7 @@ class DuplicateClaimWritesNothingTest {
         IdempotencyKey done = key("done");
         IdempotencyKey live = key("live");
         IdempotencyKey released = key("released");
-        assertThat(store.complete(acquire(done), "r".getBytes(), RETENTION)).isTrue();
+        assertThat(StoreCalls.complete(store, acquire(done), "r".getBytes(), RETENTION)).isTrue();
         acquire(live);
         assertThat(store.release(acquire(released))).isTrue();
         try (Connection c = pool.getConnection(); Statement st = c.createStatement()) {
@@ -129,10 +130,10 @@ class DuplicateClaimWritesNothingTest {
         }
         CountUpdates.COUNT.set(0);
 
-        assertThat(store.claim(request(done))).isInstanceOf(ClaimResult.Duplicate.class);
-        assertThat(store.claim(request(live))).isInstanceOf(ClaimResult.Busy.class);
+        assertThat(StoreCalls.claim(store, request(done))).isInstanceOf(ClaimResult.Duplicate.class);
+        assertThat(StoreCalls.claim(store, request(live))).isInstanceOf(ClaimResult.Busy.class);
         assertThat(CountUpdates.COUNT.get()).as("rows updated by duplicates").isZero();
-        assertThat(store.claim(request(released))).isInstanceOf(ClaimResult.Acquired.class);
+        assertThat(StoreCalls.claim(store, request(released))).isInstanceOf(ClaimResult.Acquired.class);
         assertThat(CountUpdates.COUNT.get()).as("rows updated by a takeover").isEqualTo(1);
     }
 
@@ -155,7 +156,7 @@ class DuplicateClaimWritesNothingTest {
     }
 
     private Lease acquire(IdempotencyKey key) {
-        ClaimResult result = store.claim(request(key));
+        ClaimResult result = StoreCalls.claim(store, request(key));
         assertThat(result).isInstanceOf(ClaimResult.Acquired.class);
         return ((ClaimResult.Acquired) result).lease();
     }

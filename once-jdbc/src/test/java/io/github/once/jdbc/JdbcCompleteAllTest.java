@@ -8,6 +8,7 @@ import io.github.once.spi.ClaimRequest;
 import io.github.once.spi.ClaimResult;
 import io.github.once.spi.Completion;
 import io.github.once.spi.Lease;
+import io.github.once.testkit.StoreCalls;
 
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
@@ -72,12 +73,12 @@ class JdbcCompleteAllTest {
             }
             statements.set(0);
 
-            List<Boolean> done = counted.completeAll(batch);
+            List<Boolean> done = counted.complete(batch);
 
             assertThat(statements.get()).isEqualTo(1);
             assertThat(done).hasSize(100).containsOnly(true);
             for (Lease lease : leases) {
-                IdempotencyRecord record = store.find(lease.key()).orElseThrow();
+                IdempotencyRecord record = StoreCalls.find(store, lease.key()).orElseThrow();
                 assertThat(record.state()).isEqualTo(RecordState.COMPLETED);
                 assertThat(record.result()).isEqualTo(bytes("r-" + lease.key().id()));
             }
@@ -96,7 +97,7 @@ class JdbcCompleteAllTest {
                 Lease lease = leases.get(i);
                 if (i % 13 == 0) {
                     // Completed earlier: a second completion is refused and the first result stays.
-                    assertThat(store.complete(lease, bytes("earlier"), RETENTION)).isTrue();
+                    assertThat(StoreCalls.complete(store, lease, bytes("earlier"), RETENTION)).isTrue();
                     batch.add(new Completion(lease, bytes("late"), RETENTION));
                     expected.add(false);
                     expectedResult.add("earlier");
@@ -128,16 +129,16 @@ class JdbcCompleteAllTest {
             batch.add(new Completion(lapsed, bytes("too late"), RETENTION));
             expected.add(false);
 
-            List<Boolean> done = store.completeAll(batch);
+            List<Boolean> done = store.complete(batch);
 
             assertThat(done).containsExactlyElementsOf(expected);
             for (int i = 0; i < leases.size(); i++) {
-                IdempotencyRecord record = store.find(leases.get(i).key()).orElseThrow();
+                IdempotencyRecord record = StoreCalls.find(store, leases.get(i).key()).orElseThrow();
                 assertThat(record.state()).as("state of %s", i).isEqualTo(RecordState.COMPLETED);
                 String result = record.result() == null ? null : new String(record.result(), StandardCharsets.UTF_8);
                 assertThat(result).as("result of %s", i).isEqualTo(expectedResult.get(i));
             }
-            assertThat(store.find(lapsed.key()).orElseThrow().state()).isEqualTo(RecordState.IN_PROGRESS);
+            assertThat(StoreCalls.find(store, lapsed.key()).orElseThrow().state()).isEqualTo(RecordState.IN_PROGRESS);
         }
 
         List<Lease> acquireAll(int n, Duration lease) {
@@ -147,7 +148,7 @@ class JdbcCompleteAllTest {
                 requests.add(new ClaimRequest(IdempotencyKey.of(namespace, prefix + "-" + i), null, lease, RETENTION));
             }
             List<Lease> leases = new ArrayList<>();
-            for (ClaimResult result : store.claimAll(requests)) {
+            for (ClaimResult result : store.claim(requests)) {
                 assertThat(result).isInstanceOf(ClaimResult.Acquired.class);
                 leases.add(((ClaimResult.Acquired) result).lease());
             }

@@ -4,6 +4,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.github.once.IdempotencyKey;
 import io.github.once.spi.ClaimRequest;
 import io.github.once.spi.ClaimResult;
+import io.github.once.testkit.StoreCalls;
 
 import java.io.BufferedReader;
 import java.io.InputStreamReader;
@@ -94,7 +95,7 @@ class JdbcPurgeTest {
 
         void claimLive(int n) {
             for (int i = 0; i < n; i++) {
-                ClaimResult r = store.claim(new ClaimRequest(IdempotencyKey.of(namespace, "live-" + i), null,
+                ClaimResult r = StoreCalls.claim(store, new ClaimRequest(IdempotencyKey.of(namespace, "live-" + i), null,
                         Duration.ofMinutes(5), Duration.ofHours(1)));
                 assertThat(r).isInstanceOf(ClaimResult.Acquired.class);
             }

@@ -7,6 +7,7 @@ import io.github.once.spi.ClaimRequest;
 import io.github.once.spi.ClaimResult;
 import io.github.once.spi.Completion;
 import io.github.once.spi.Lease;
+import io.github.once.testkit.StoreCalls;
 
 import java.sql.Connection;
 import java.sql.ResultSet;
@@ -112,7 +113,7 @@ class JdbcRoundTripTest {
         }
 
         Lease acquire(JdbcIdempotencyStore store, String id) {
-            ClaimResult result = store.claim(request(id));
+            ClaimResult result = StoreCalls.claim(store, request(id));
             assertThat(result).as("claim of %s", id).isInstanceOf(ClaimResult.Acquired.class);
             return ((ClaimResult.Acquired) result).lease();
         }
@@ -129,13 +130,13 @@ class JdbcRoundTripTest {
                 Lease lease = acquire(counted, "new-" + i);
                 Calls claim = take();
                 assertThat(claim).as("claim of new-%d", i).isEqualTo(Calls.oneAutoCommitted());
-                assertThat(plain.find(lease.key()).orElseThrow().state()).as("record on another connection")
+                assertThat(StoreCalls.find(plain, lease.key()).orElseThrow().state()).as("record on another connection")
                         .isEqualTo(RecordState.IN_PROGRESS);
 
-                assertThat(counted.complete(lease, ("r" + i).getBytes(), RETENTION)).isTrue();
+                assertThat(StoreCalls.complete(counted, lease, ("r" + i).getBytes(), RETENTION)).isTrue();
                 Calls completion = take();
                 assertThat(completion).as("completion of new-%d", i).isEqualTo(Calls.oneAutoCommitted());
-                assertThat(plain.find(lease.key()).orElseThrow().state()).as("record on another connection")
+                assertThat(StoreCalls.find(plain, lease.key()).orElseThrow().state()).as("record on another connection")
                         .isEqualTo(RecordState.COMPLETED);
 
                 statements += claim.statements() + completion.statements();
@@ -151,18 +152,18 @@ class JdbcRoundTripTest {
         @DisplayName("a duplicate, a busy key and a stale completion are one statement each")
         void duplicateBusyAndStaleAreOneStatementEach() {
             Lease done = acquire(plain, "done");
-            assertThat(plain.complete(done, "r".getBytes(), RETENTION)).isTrue();
+            assertThat(StoreCalls.complete(plain, done, "r".getBytes(), RETENTION)).isTrue();
             Lease live = acquire(plain, "live");
             take();
 
-            assertThat(counted.claim(request("done"))).isInstanceOf(ClaimResult.Duplicate.class);
+            assertThat(StoreCalls.claim(counted, request("done"))).isInstanceOf(ClaimResult.Duplicate.class);
             assertThat(take()).as("duplicate claim").isEqualTo(Calls.oneAutoCommitted());
-            assertThat(counted.claim(request("live"))).isInstanceOf(ClaimResult.Busy.class);
+            assertThat(StoreCalls.claim(counted, request("live"))).isInstanceOf(ClaimResult.Busy.class);
             assertThat(take()).as("busy claim").isEqualTo(Calls.oneAutoCommitted());
             Lease stale = new Lease(live.key(), live.token() + 1, live.deadline());
-            assertThat(counted.complete(stale, "x".getBytes(), RETENTION)).isFalse();
+            assertThat(StoreCalls.complete(counted, stale, "x".getBytes(), RETENTION)).isFalse();
             assertThat(take()).as("completion with a stale token").isEqualTo(Calls.oneAutoCommitted());
-            assertThat(plain.find(live.key()).orElseThrow().state()).isEqualTo(RecordState.IN_PROGRESS);
+            assertThat(StoreCalls.find(plain, live.key()).orElseThrow().state()).isEqualTo(RecordState.IN_PROGRESS);
         }
 
         @Test
@@ -173,7 +174,7 @@ class JdbcRoundTripTest {
 
             assertThat(counted.release(lease)).isTrue();
             assertThat(take()).as("release").isEqualTo(Calls.oneAutoCommitted());
-            assertThat(counted.find(lease.key())).isPresent();
+            assertThat(StoreCalls.find(counted, lease.key())).isPresent();
             assertThat(take()).as("find").isEqualTo(Calls.oneAutoCommitted());
         }
 
@@ -186,7 +187,7 @@ class JdbcRoundTripTest {
             }
             take();
 
-            List<ClaimResult> results = counted.claimAll(batch);
+            List<ClaimResult> results = counted.claim(batch);
 
             assertThat(results).hasSize(100).allMatch(r -> r instanceof ClaimResult.Acquired);
             assertThat(take()).as("claimAll of 100").isEqualTo(Calls.oneAutoCommitted());
@@ -194,7 +195,7 @@ class JdbcRoundTripTest {
             for (ClaimResult result : results) {
                 completions.add(new Completion(((ClaimResult.Acquired) result).lease(), null, RETENTION));
             }
-            assertThat(counted.completeAll(completions)).hasSize(100).containsOnly(true);
+            assertThat(counted.complete(completions)).hasSize(100).containsOnly(true);
             assertThat(take()).as("completeAll of 100").isEqualTo(batchCompletion());
         }
 
@@ -206,7 +207,7 @@ class JdbcRoundTripTest {
         void repeatedKeyRunsInOneTransaction() {
             take();
 
-            List<ClaimResult> results = counted.claimAll(List.of(request("twice"), request("twice")));
+            List<ClaimResult> results = counted.claim(List.of(request("twice"), request("twice")));
 
             assertThat(results).hasExactlyElementsOfTypes(ClaimResult.Acquired.class, ClaimResult.Busy.class);
             assertThat(take()).isEqualTo(new Calls(2, 0, 1, 0, 2));
@@ -222,9 +223,9 @@ class JdbcRoundTripTest {
             Lease lease = acquire(counted, "manual");
 
             assertThat(take()).as("claim").isEqualTo(new Calls(1, 0, 1, 0, 0));
-            assertThat(plain.find(lease.key())).isPresent();
+            assertThat(StoreCalls.find(plain, lease.key())).isPresent();
             take();
-            assertThat(counted.complete(lease, null, RETENTION)).isTrue();
+            assertThat(StoreCalls.complete(counted, lease, null, RETENTION)).isTrue();
             assertThat(take()).as("completion").isEqualTo(new Calls(1, 0, 1, 0, 0));
         }
     }
@@ -274,7 +275,7 @@ class JdbcRoundTripTest {
 
             Map<String, Long> newKey = sessionStatusDelta(() -> {
                 Lease lease = acquire(plain, "server-counted");
-                assertThat(plain.complete(lease, "r".getBytes(), RETENTION)).isTrue();
+                assertThat(StoreCalls.complete(plain, lease, "r".getBytes(), RETENTION)).isTrue();
             });
 
             assertThat(newKey.get("Questions") - idle.get("Questions")).as("statements received").isEqualTo(2);

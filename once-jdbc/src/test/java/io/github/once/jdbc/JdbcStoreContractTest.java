@@ -1,16 +1,12 @@
 package io.github.once.jdbc;
 
 import com.zaxxer.hikari.HikariDataSource;
-import io.github.once.spi.ClaimRequest;
-import io.github.once.spi.ClaimResult;
-import io.github.once.spi.Completion;
 import io.github.once.spi.IdempotencyStore;
 import io.github.once.testkit.IdempotencyStoreContract;
 
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CompletionStage;
 import java.util.concurrent.ConcurrentHashMap;
 
 import org.junit.jupiter.api.AfterAll;
@@ -69,54 +65,9 @@ class JdbcStoreContractTest {
 
         @Override
         protected IdempotencyStore createStore() {
-            JdbcIdempotencyStore shared = store(db(), isolation(), autoCommit());
-            // The contract closes its store after each test; the shared pool outlives it.
-            return new IdempotencyStore() {
-                @Override
-                public ClaimResult claim(ClaimRequest request) {
-                    return shared.claim(request);
-                }
-
-                @Override
-                public List<ClaimResult> claimAll(List<ClaimRequest> requests) {
-                    return shared.claimAll(requests);
-                }
-
-                @Override
-                public boolean complete(io.github.once.spi.Lease lease, byte[] result, java.time.Duration retention) {
-                    return shared.complete(lease, result, retention);
-                }
-
-                @Override
-                public List<Boolean> completeAll(List<Completion> completions) {
-                    return shared.completeAll(completions);
-                }
-
-                @Override
-                public CompletionStage<List<ClaimResult>> claimAllAsync(List<ClaimRequest> requests) {
-                    return shared.claimAllAsync(requests);
-                }
-
-                @Override
-                public CompletionStage<List<Boolean>> completeAllAsync(List<Completion> completions) {
-                    return shared.completeAllAsync(completions);
-                }
-
-                @Override
-                public boolean release(io.github.once.spi.Lease lease) {
-                    return shared.release(lease);
-                }
-
-                @Override
-                public java.util.Optional<io.github.once.spi.Lease> renew(io.github.once.spi.Lease lease, java.time.Duration d) {
-                    return shared.renew(lease, d);
-                }
-
-                @Override
-                public java.util.Optional<io.github.once.IdempotencyRecord> find(io.github.once.IdempotencyKey key) {
-                    return shared.find(key);
-                }
-            };
+            // The store itself: every call of the SPI is the JDBC store's own. Closing it (after each test) holds
+            // nothing and leaves the shared pool open.
+            return store(db(), isolation(), autoCommit());
         }
 
         /** The same dialect over a data source where nothing listens: every call fails with StoreUnavailableException. */

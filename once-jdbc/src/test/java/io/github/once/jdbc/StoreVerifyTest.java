@@ -6,6 +6,7 @@ import io.github.once.IdempotencyKey;
 import io.github.once.StoreMisconfiguredException;
 import io.github.once.StoreUnavailableException;
 import io.github.once.spi.ClaimRequest;
+import io.github.once.testkit.StoreCalls;
 
 import java.sql.Connection;
 import java.sql.SQLException;
@@ -78,7 +79,7 @@ class StoreVerifyTest {
         JdbcIdempotencyStore store = store(); // no table: what a first delivery met before the check existed
         ClaimRequest request = new ClaimRequest(IdempotencyKey.of("verify", "1"), null, Duration.ofSeconds(30),
                 Duration.ofHours(1));
-        assertThatThrownBy(() -> store.claim(request))
+        assertThatThrownBy(() -> StoreCalls.claim(store, request))
                 .isInstanceOf(StoreMisconfiguredException.class)
                 .isNotInstanceOf(StoreUnavailableException.class)
                 .hasMessageContaining("SQLState 42P01")

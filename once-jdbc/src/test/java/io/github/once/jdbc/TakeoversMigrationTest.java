@@ -6,6 +6,7 @@ import io.github.once.IdempotencyKey;
 import io.github.once.OnceException;
 import io.github.once.spi.ClaimRequest;
 import io.github.once.spi.ClaimResult;
+import io.github.once.testkit.StoreCalls;
 
 import java.io.InputStream;
 import java.nio.charset.StandardCharsets;
@@ -37,17 +38,17 @@ class TakeoversMigrationTest {
                 createVersionOne(pool, db.dialect, table);
                 JdbcIdempotencyStore old = JdbcIdempotencyStore.builder(pool).dialect(db.dialect).tableName(table)
                         .build();
-                assertThatThrownBy(() -> old.claim(CLAIM)).isInstanceOf(OnceException.class)
+                assertThatThrownBy(() -> StoreCalls.claim(old, CLAIM)).isInstanceOf(OnceException.class)
                         .hasMessageContaining("V2__once_takeovers.sql");
 
                 JdbcIdempotencyStore migrated = JdbcIdempotencyStore.builder(pool).dialect(db.dialect)
                         .tableName(table).createTableIfMissing(true).build();
-                assertThat(migrated.claim(CLAIM)).isInstanceOfSatisfying(ClaimResult.Acquired.class,
+                assertThat(StoreCalls.claim(migrated, CLAIM)).isInstanceOfSatisfying(ClaimResult.Acquired.class,
                         a -> assertThat(a.takeovers()).isZero());
                 // Running the scripts again changes nothing.
                 JdbcIdempotencyStore.builder(pool).dialect(db.dialect).tableName(table).createTableIfMissing(true)
                         .build();
-                assertThat(migrated.claim(CLAIM)).isInstanceOf(ClaimResult.Busy.class);
+                assertThat(StoreCalls.claim(migrated, CLAIM)).isInstanceOf(ClaimResult.Busy.class);
             } finally {
                 TestDb.drop(pool, table);
             }

@@ -14,6 +14,7 @@ import io.github.once.StoreOperation;
 import io.github.once.Task;
 import io.github.once.spi.ClaimRequest;
 import io.github.once.spi.ClaimResult;
+import io.github.once.testkit.StoreCalls;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -99,7 +100,7 @@ class TransactionalIdempotencyTest {
             store = f.store();
             effects = f.effects();
             namespace = "tx" + UUID.randomUUID().toString().replace("-", "").substring(0, 16);
-            once = JdbcTransactionScope.executor(store)
+            once = Idempotency.builder(store).transactional()
                     .config(IdempotencyConfig.custom().leaseDuration(Duration.ofSeconds(30)).build())
                     .listener(new OnceListener() {
                         @Override
@@ -144,7 +145,7 @@ class TransactionalIdempotencyTest {
 
             assertThat(outcome).isInstanceOf(Outcome.Processed.class);
             assertThat(effectsOf(key)).isEqualTo(1);
-            IdempotencyRecord record = store.find(key).orElseThrow();
+            IdempotencyRecord record = StoreCalls.find(store, key).orElseThrow();
             assertThat(record.state()).isEqualTo(RecordState.COMPLETED);
             assertThat(new String(record.result())).isEqualTo("done");
             assertThat(reported.get()).isEqualTo(1);
@@ -176,7 +177,7 @@ class TransactionalIdempotencyTest {
 
             assertThat(outcome).isInstanceOf(Outcome.Failed.class);
             assertThat(effectsOf(key)).isZero();
-            assertThat(store.find(key)).isEmpty();
+            assertThat(StoreCalls.find(store, key)).isEmpty();
             assertThat(once.execute(effectTask(key, "ok"))).isInstanceOf(Outcome.Processed.class);
             assertThat(effectsOf(key)).isEqualTo(1);
         }
@@ -289,7 +290,7 @@ class TransactionalIdempotencyTest {
                 assertThat(effectsOf(key(id))).as("effects of %s", id).isEqualTo(1);
             }
             assertThat(effectsOf(failingKey)).isZero();
-            IdempotencyRecord released = store.find(failingKey).orElseThrow();
+            IdempotencyRecord released = StoreCalls.find(store, failingKey).orElseThrow();
             assertThat(released.state()).isEqualTo(RecordState.IN_PROGRESS);
             assertThat(released.leaseUntil()).isBefore(Instant.now().plusSeconds(1));
             assertThat(once.execute(effectTask(failingKey, "retried"))).isInstanceOf(Outcome.Processed.class);
@@ -300,7 +301,7 @@ class TransactionalIdempotencyTest {
         @DisplayName("a batch records its completions with one statement; a failed task's effect and record roll back")
         void batchRecordsCompletionsInOneStatement() throws Exception {
             List<String> calls = java.util.Collections.synchronizedList(new ArrayList<>());
-            Idempotency batched = JdbcTransactionScope.executor(store)
+            Idempotency batched = Idempotency.builder(store).transactional()
                     .config(IdempotencyConfig.custom().leaseDuration(Duration.ofSeconds(30)).build())
                     .listener(new OnceListener() {
                         @Override
@@ -322,10 +323,10 @@ class TransactionalIdempotencyTest {
 
             // The first run claims all 20 and rolls back when task 7 throws; the second claims all 20 again,
             // releases task 7's key instead of running it, and records the other 19 with one statement.
-            assertThat(calls).containsExactly("CLAIM_ALL:20", "CLAIM_ALL:20", "RELEASE:1", "COMPLETE_ALL:19");
+            assertThat(calls).containsExactly("CLAIM:20", "CLAIM:20", "RELEASE:1", "COMPLETE:19");
             for (int i = 0; i < 20; i++) {
                 IdempotencyKey key = key("one-" + i);
-                IdempotencyRecord record = store.find(key).orElseThrow();
+                IdempotencyRecord record = StoreCalls.find(store, key).orElseThrow();
                 if (i == 7) {
                     assertThat(outcomes.get(i)).isInstanceOf(Outcome.Failed.class);
                     assertThat(effectsOf(key)).isZero();
@@ -348,7 +349,7 @@ class TransactionalIdempotencyTest {
             JdbcIdempotencyStore counted = JdbcIdempotencyStore.builder(
                             CountingDataSource.counting(pool, Map.of("setSavepoint", savepoints, "commit", commits)))
                     .tableName(store.tableName()).build();
-            Idempotency batched = JdbcTransactionScope.executor(counted)
+            Idempotency batched = Idempotency.builder(counted).transactional()
                     .config(IdempotencyConfig.custom().leaseDuration(Duration.ofSeconds(30)).build()).build();
             List<Task<String>> batch = new ArrayList<>();
             for (int i = 0; i < 20; i++) {
@@ -362,7 +363,7 @@ class TransactionalIdempotencyTest {
             assertThat(commits.get()).isEqualTo(1);
             assertThat(namespaceEffects()).isEqualTo(20);
             for (int i = 0; i < 20; i++) {
-                assertThat(store.find(key("ok-" + i)).orElseThrow().state()).isEqualTo(RecordState.COMPLETED);
+                assertThat(StoreCalls.find(store, key("ok-" + i)).orElseThrow().state()).isEqualTo(RecordState.COMPLETED);
             }
         }
 
@@ -374,7 +375,7 @@ class TransactionalIdempotencyTest {
             JdbcIdempotencyStore counted = JdbcIdempotencyStore.builder(
                             CountingDataSource.counting(pool, Map.of("setSavepoint", savepoints, "commit", commits)))
                     .tableName(store.tableName()).build();
-            Idempotency batched = JdbcTransactionScope.executor(counted)
+            Idempotency batched = Idempotency.builder(counted).transactional()
                     .config(IdempotencyConfig.custom().leaseDuration(Duration.ofSeconds(30)).build()).build();
             List<Integer> failing = List.of(5, 13);
             int[] runs = new int[20];
@@ -401,13 +402,13 @@ class TransactionalIdempotencyTest {
                     assertThat(outcomes.get(i)).isInstanceOf(Outcome.Failed.class);
                     assertThat(((Outcome.Failed<String>) outcomes.get(i)).cause()).hasMessage("declined " + i);
                     assertThat(effectsOf(key)).isZero();
-                    assertThat(store.find(key).orElseThrow().state()).isEqualTo(RecordState.IN_PROGRESS);
-                    assertThat(store.claim(new ClaimRequest(key, null, Duration.ofSeconds(30), Duration.ofHours(1))))
+                    assertThat(StoreCalls.find(store, key).orElseThrow().state()).isEqualTo(RecordState.IN_PROGRESS);
+                    assertThat(StoreCalls.claim(store, new ClaimRequest(key, null, Duration.ofSeconds(30), Duration.ofHours(1))))
                             .as("claim of failed %s", i).isInstanceOf(ClaimResult.Acquired.class);
                 } else {
                     assertThat(outcomes.get(i)).isInstanceOf(Outcome.Processed.class);
                     assertThat(effectsOf(key)).as("effects of %s", i).isEqualTo(1);
-                    IdempotencyRecord record = store.find(key).orElseThrow();
+                    IdempotencyRecord record = StoreCalls.find(store, key).orElseThrow();
                     assertThat(record.state()).isEqualTo(RecordState.COMPLETED);
                     assertThat(new String(record.result())).isEqualTo("r" + i);
                 }
@@ -429,20 +430,20 @@ class TransactionalIdempotencyTest {
             IdempotencyKey key = key("caller");
             try (Connection c = pool.getConnection()) {
                 c.setAutoCommit(false);
-                assertThat(once.execute(JdbcTransactionScope.joining(store, c), effectTask(key, "in caller tx"))).isInstanceOf(Outcome.Processed.class);
+                assertThat(once.execute(store.joining(c), effectTask(key, "in caller tx"))).isInstanceOf(Outcome.Processed.class);
                 c.rollback();
                 assertThat(effectsOf(key)).isZero();
-                assertThat(store.find(key)).isEmpty();
+                assertThat(StoreCalls.find(store, key)).isEmpty();
 
-                assertThat(once.execute(JdbcTransactionScope.joining(store, c), effectTask(key, "in caller tx"))).isInstanceOf(Outcome.Processed.class);
+                assertThat(once.execute(store.joining(c), effectTask(key, "in caller tx"))).isInstanceOf(Outcome.Processed.class);
                 assertThat(c.getAutoCommit()).isFalse();
                 c.commit();
                 c.setAutoCommit(true);
             }
             assertThat(effectsOf(key)).isEqualTo(1);
-            assertThat(store.find(key).orElseThrow().state()).isEqualTo(RecordState.COMPLETED);
+            assertThat(StoreCalls.find(store, key).orElseThrow().state()).isEqualTo(RecordState.COMPLETED);
             try (Connection c = pool.getConnection()) {
-                assertThatThrownBy(() -> once.execute(JdbcTransactionScope.joining(store, c), effectTask(key, "x")))
+                assertThatThrownBy(() -> once.execute(store.joining(c), effectTask(key, "x")))
                         .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("autoCommit");
             }
         }
@@ -480,7 +481,7 @@ class TransactionalIdempotencyTest {
         assertThatThrownBy(() -> once.execute(crashing)).isInstanceOf(OnceException.class);
 
         assertThat(effectsOf(key)).isZero();
-        assertThat(store.find(key)).isEmpty();
+        assertThat(StoreCalls.find(store, key)).isEmpty();
         assertThat(once.execute(effectTask(key, "after restart"))).isInstanceOf(Outcome.Processed.class);
         assertThat(effectsOf(key)).isEqualTo(1);
     }

@@ -6,6 +6,7 @@ import io.github.once.IdempotencyKey;
 import io.github.once.Outcome;
 import io.github.once.RecordState;
 import io.github.once.ResultCodec;
+import io.github.once.testkit.StoreCalls;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -36,7 +37,7 @@ class TransactionalStepTest {
         try (Connection c = pool.getConnection()) {
             db.createEffectTable(c, effects);
         }
-        once = JdbcTransactionScope.executor(store).build();
+        once = Idempotency.builder(store).transactional().build();
         order = IdempotencyKey.of("orders", "o-" + UUID.randomUUID());
     }
 
@@ -81,7 +82,7 @@ class TransactionalStepTest {
             if (attempt == 0) {
                 assertThat(outcome).isInstanceOf(Outcome.Failed.class);
                 assertThat(effects("stock")).isZero();
-                assertThat(store.find(order.forStep("deduct-stock"))).isEmpty();
+                assertThat(StoreCalls.find(store, order.forStep("deduct-stock"))).isEmpty();
                 failLater[0] = false;
             } else {
                 assertThat(outcome).isInstanceOf(Outcome.Processed.class);
@@ -89,8 +90,8 @@ class TransactionalStepTest {
         }
 
         assertThat(effects("stock")).isEqualTo(1);
-        assertThat(store.find(order.forStep("deduct-stock")).orElseThrow().state()).isEqualTo(RecordState.COMPLETED);
-        assertThat(store.find(order).orElseThrow().state()).isEqualTo(RecordState.COMPLETED);
+        assertThat(StoreCalls.find(store, order.forStep("deduct-stock")).orElseThrow().state()).isEqualTo(RecordState.COMPLETED);
+        assertThat(StoreCalls.find(store, order).orElseThrow().state()).isEqualTo(RecordState.COMPLETED);
     }
 
     @ParameterizedTest
@@ -117,6 +118,6 @@ class TransactionalStepTest {
         assertThat(effects("before")).isEqualTo(1);
         assertThat(effects("charge")).isZero();
         assertThat(effects("declined")).isEqualTo(1);
-        assertThat(store.find(order.forStep("charge"))).isEmpty();
+        assertThat(StoreCalls.find(store, order.forStep("charge"))).isEmpty();
     }
 }

@@ -51,14 +51,14 @@ public final class ExecutorMeters implements OnceListener {
                     .maximumExpectedValue(SLOWEST_STORE_CALL)
                     .register(registry);
         }
-        this.claimBatch = batchSize(StoreOperation.CLAIM_ALL);
-        this.completeBatch = batchSize(StoreOperation.COMPLETE_ALL);
+        this.claimBatch = batchSize(StoreOperation.CLAIM);
+        this.completeBatch = batchSize(StoreOperation.COMPLETE);
         this.bound = new NamespaceMeters(namespace);
     }
 
     private DistributionSummary batchSize(StoreOperation op) {
         return DistributionSummary.builder("once.store.batch.size")
-                .description("Keys per batched store call")
+                .description("Keys per claim or completion call")
                 .tags("namespace", namespace, "operation", Names.operation(op))
                 .register(registry);
     }
@@ -76,9 +76,9 @@ public final class ExecutorMeters implements OnceListener {
     @Override
     public void onStoreCall(StoreOperation operation, int keys, Duration elapsed, Throwable failure) {
         storeCalls[operation.ordinal()].record(elapsed);
-        if (operation == StoreOperation.CLAIM_ALL) {
+        if (operation == StoreOperation.CLAIM) {
             claimBatch.record(keys);
-        } else if (operation == StoreOperation.COMPLETE_ALL) {
+        } else if (operation == StoreOperation.COMPLETE) {
             completeBatch.record(keys);
         }
         if (failure != null) {

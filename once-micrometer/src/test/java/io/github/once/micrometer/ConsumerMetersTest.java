@@ -59,7 +59,7 @@ class ConsumerMetersTest {
     @Test
     void hundredMessagesWithTenSentTwiceCountTenDuplicatesAndEveryAck() throws Exception {
         try (Rabbit rabbit = new Rabbit(ONE_ATTEMPT)) {
-            Idempotency once = rabbit.track(Idempotency.builder(InMemoryIdempotencyStore.create())
+            Idempotency once = rabbit.track(Idempotency.builder(InMemoryIdempotencyStore.builder().build())
                     .listener(meters.executor(rabbit.queue)).build());
             OnceConsumer consumer = start(rabbit, once);
             Set<String> ids = new HashSet<>();

@@ -50,7 +50,7 @@ class ExecutorMetersTest {
     }
 
     private Idempotency executor() {
-        return executor(InMemoryIdempotencyStore.create(), IdempotencyConfig.defaults());
+        return executor(InMemoryIdempotencyStore.builder().build(), IdempotencyConfig.defaults());
     }
 
     private static Task<String> task(String id, String payload, io.github.once.Handler<String> handler) {
@@ -134,11 +134,11 @@ class ExecutorMetersTest {
         once.executeAll(batch);
         once.executeAll(batch.subList(0, 3)); // all duplicates: nothing to complete
 
-        assertThat(storeCalls("claim-all")).isEqualTo(2);
-        assertThat(storeCalls("complete-all")).isEqualTo(1);
-        assertThat(registry.get("once.store.batch.size").tags("operation", "claim-all").summary().totalAmount())
+        assertThat(storeCalls("claim")).isEqualTo(2);
+        assertThat(storeCalls("complete")).isEqualTo(1);
+        assertThat(registry.get("once.store.batch.size").tags("operation", "claim").summary().totalAmount())
                 .isEqualTo(8);
-        assertThat(registry.get("once.store.batch.size").tags("operation", "complete-all").summary().totalAmount())
+        assertThat(registry.get("once.store.batch.size").tags("operation", "complete").summary().totalAmount())
                 .isEqualTo(5);
         assertThat(outcomes("processed")).isEqualTo(5);
         assertThat(outcomes("duplicate")).isEqualTo(3);

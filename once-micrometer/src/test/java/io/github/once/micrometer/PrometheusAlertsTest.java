@@ -37,7 +37,7 @@ class PrometheusAlertsTest {
             String q = rabbit.queue; // also the namespace
             PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
             OnceMeters meters = OnceMeters.of(registry);
-            Idempotency once = rabbit.track(Idempotency.builder(InMemoryIdempotencyStore.create())
+            Idempotency once = rabbit.track(Idempotency.builder(InMemoryIdempotencyStore.builder().build())
                     .listener(meters.executor(q)).build());
             ConsumerMeters consumerMeters = meters.consumer(q);
             OnceConsumer consumer = rabbit.track(OnceConsumer.builder(rabbit.connection(), q, once)

@@ -6,9 +6,8 @@ import com.rabbitmq.client.Delivery;
 import com.zaxxer.hikari.HikariDataSource;
 
 import io.github.once.IdempotencyConfig;
-import io.github.once.IdempotentExecutor;
+import io.github.once.Idempotency;
 import io.github.once.jdbc.JdbcIdempotencyStore;
-import io.github.once.jdbc.JdbcTransactionScope;
 import io.github.once.rabbitmq.ConsumerListener;
 import io.github.once.rabbitmq.OnceConsumer;
 import io.github.once.rabbitmq.QueueType;
@@ -70,12 +69,12 @@ final class DownstreamConsumer implements AutoCloseable {
                 .start();
     }
 
-    private IdempotentExecutor executor() {
+    private Idempotency executor() {
         JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(dataSource).tableName(records)
                 .createTableIfMissing(true).build();
         IdempotencyConfig config = IdempotencyConfig.custom().leaseDuration(Duration.ofSeconds(10))
                 .retention(Duration.ofMinutes(10)).build();
-        return JdbcTransactionScope.executor(store).config(config).build();
+        return Idempotency.builder(store).transactional().config(config).build();
     }
 
     /** Deliveries the consumer received, duplicates and retries included. */

@@ -43,10 +43,8 @@ final class ChannelSession {
     private final Clock clock;
     private final PauseGate gate;
     private final AtomicInteger inHand;
-    private final Function<Delivery, DeliveryKey> atArrival;
     private final BlockingQueue<Inbound> inbox = new LinkedBlockingQueue<>();
     private final AtomicLong generation = new AtomicLong();
-    private final Doorbell doorbell = new Doorbell();
 
     private volatile Channel channel;
     private volatile SessionConsumer consumer;
@@ -58,19 +56,13 @@ final class ChannelSession {
     private Instant nextReopen = Instant.MIN;
     private Backoff reopenBackoff = Backoff.of(Duration.ofMillis(100), Duration.ofSeconds(5));
 
-    /**
-     * @param inHand    counts each delivery received here; whoever settles it counts it down
-     * @param atArrival called with each delivery as it arrives, on the connection's dispatch thread, before it is
-     *                  queued: its key, or null to leave the key to the worker
-     */
-    ChannelSession(ConsumerSettings settings, String name, PauseGate gate, AtomicInteger inHand,
-                   Function<Delivery, DeliveryKey> atArrival) {
+    /** @param inHand counts each delivery received here; whoever settles it counts it down */
+    ChannelSession(ConsumerSettings settings, String name, PauseGate gate, AtomicInteger inHand) {
         this.settings = settings;
         this.name = name;
         this.clock = settings.config().clock();
         this.gate = gate;
         this.inHand = inHand;
-        this.atArrival = atArrival;
     }
 
     Channel channel() {
@@ -101,18 +93,6 @@ final class ChannelSession {
         batch.add(first);
         inbox.drainTo(batch, max - 1);
         return batch;
-    }
-
-    /** Up to {@code max} deliveries already queued, in delivery order, without waiting; empty when none. */
-    List<Inbound> drainNow(int max) {
-        List<Inbound> batch = new ArrayList<>();
-        inbox.drainTo(batch, max);
-        return batch;
-    }
-
-    /** Rings with every delivery; a pipelined channel's thread waits on it for deliveries and store answers. */
-    Doorbell doorbell() {
-        return doorbell;
     }
 
     /** Whether no delivery is waiting to be taken. */
@@ -248,16 +228,6 @@ final class ChannelSession {
         }
     }
 
-    /** The delivery's key from {@link #atArrival}; null, for the worker to find, when that fails. */
-    private DeliveryKey keyAtArrival(Delivery delivery) {
-        try {
-            return atArrival.apply(delivery);
-        } catch (RuntimeException e) {
-            log.debug("Consumer {}: looking at a delivery as it arrived failed; its worker finds its key", name, e);
-            return null;
-        }
-    }
-
     /** Receives deliveries for one channel incarnation and notices when it shuts down. */
     private final class SessionConsumer implements Consumer {
         private final Channel ch;
@@ -323,9 +293,7 @@ final class ChannelSession {
         public void handleDelivery(String consumerTag, Envelope envelope, AMQP.BasicProperties properties,
                                    byte[] body) {
             inHand.incrementAndGet();
-            Delivery delivery = new Delivery(envelope, properties, body);
-            inbox.add(new Inbound(delivery, generation.get(), ch, keyAtArrival(delivery)));
-            doorbell.ring();
+            inbox.add(new Inbound(new Delivery(envelope, properties, body), generation.get(), ch));
         }
     }
 }

@@ -67,16 +67,6 @@ final class Confirms {
         return await(h -> h.verdict().in().sameIncarnation(last) && h.verdict().in().tag() < last.tag());
     }
 
-    /** Whether a held delivery would be covered by a {@code basic.ack(multiple)} on {@code last}. */
-    boolean anyCoveredBy(Inbound last) {
-        for (Held h : held) {
-            if (h.verdict().in().sameIncarnation(last) && h.verdict().in().tag() < last.tag()) {
-                return true;
-            }
-        }
-        return false;
-    }
-
     /** Waits for every held delivery, each up to its deadline. */
     List<Done> awaitAll() {
         return await(h -> true);

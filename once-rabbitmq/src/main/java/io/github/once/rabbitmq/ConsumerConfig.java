@@ -24,8 +24,7 @@ public final class ConsumerConfig {
     }
 
     /**
-     * Key from {@code message_id}, namespace = the queue name, prefetch 50, one channel, one claim at a time (not
-     * pipelined),
+     * Key from {@code message_id}, namespace = the queue name, prefetch 50, one channel, one claim at a time,
      * {@link RetryPolicy#defaults()}, delay and dead-letter queues declared (classic), moves confirmed within 5 s,
      * shutdown within 30 s, store back-off 200 ms doubling to 10 s, errors cut to 1000 characters, the system
      * clock.
@@ -73,22 +72,16 @@ public final class ConsumerConfig {
         return values.batchClaims;
     }
 
-    /** Whether each channel runs as a pipeline ({@link Builder#pipelined}). */
-    public boolean pipelined() {
-        return values.pipelined;
-    }
-
     /** The configured most deliveries taken together; 0 means the default, min(prefetch, 100). */
     public int maxBatch() {
         return values.maxBatch;
     }
 
     /**
-     * How many deliveries one executor call takes: 1 without batch claims, else the resolved maximum (also the
-     * most tasks in one store call of a pipeline).
+     * How many deliveries one executor call takes: 1 without batch claims, else the resolved maximum.
      */
     public int batchSize() {
-        if (!values.batchClaims && !values.pipelined) {
+        if (!values.batchClaims) {
             return 1;
         }
         return values.maxBatch > 0 ? Math.min(values.maxBatch, values.prefetch) : Math.min(values.prefetch, 100);
@@ -132,7 +125,6 @@ public final class ConsumerConfig {
         Builder v = values;
         return "ConsumerConfig[namespace=" + (v.namespaceOf != null ? "<per message>" : v.namespace)
                 + ", prefetch=" + v.prefetch + ", channels=" + v.channels + ", batchClaims=" + v.batchClaims
-                + ", pipelined=" + v.pipelined
                 + ", maxBatch=" + v.maxBatch + ", retry=" + v.retry + ", topology=" + v.topology
                 + ", moveTimeout=" + v.moveTimeout + ", shutdownTimeout=" + v.shutdownTimeout
                 + ", storeBackoff=" + v.storeBackoff + ".." + v.maxStoreBackoff

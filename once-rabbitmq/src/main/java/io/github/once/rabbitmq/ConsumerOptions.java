@@ -20,7 +20,6 @@ abstract class ConsumerOptions<B extends ConsumerOptions<B>> {
     int prefetch = 50;
     int channels = 1;
     boolean batchClaims;
-    boolean pipelined;
     int maxBatch = 0;
     RetryPolicy retry = RetryPolicy.defaults();
     Topology topology = Topology.retryQueuesOnly(QueueType.CLASSIC);
@@ -73,45 +72,16 @@ abstract class ConsumerOptions<B extends ConsumerOptions<B>> {
     }
 
     /**
-     * Claim the deliveries in hand with one store call ({@code executeAll}) instead of one per message.
-     * Later claims of a batch wait for the handlers before them, so keep batches well inside the lease. Unless the
-     * consumer is pipelined, each delivery's key is found as it arrives (on the connection's dispatch thread, so a
-     * key extractor runs there) and goes to the executor as a hint ({@code IdempotentExecutor.lookAhead}): a
-     * tiered store reads its front for it then, so the claim does not wait for that read. The hint changes no
-     * outcome; other stores ignore it.
+     * Claim the deliveries in hand with one store call ({@code executeAll}) instead of one per message, and record
+     * their completions with one more. Later claims of a batch wait for the handlers before them, so keep batches
+     * well inside the lease.
      */
     public B batchClaims(boolean batchClaims) {
         this.batchClaims = batchClaims;
         return self();
     }
 
-    /**
-     * Run each channel as a pipeline: the deliveries in hand are claimed as soon as they arrive, in one
-     * asynchronous store call per group (the deliveries that came while the previous claim call was in flight,
-     * {@link #maxBatch} at most; no linger, no waiting for a full batch); each handler runs as soon as its claim
-     * answers, while the next claims and the completions of earlier handlers are in flight; each delivery is
-     * acked as soon as its completion is recorded. Handlers of one channel still run one at a time, in delivery
-     * order; a delivery whose key repeats one still in flight on the channel is claimed only after that one's
-     * outcome, so it is a duplicate of it, never a second run. The guarantees are those of the other modes.
-     *
-     * <p>With once-jdbc's transactional scope it is group commit: the deliveries in hand when the channel's thread
-     * is free run as one batch in one transaction (as with {@link #batchClaims}), which commits on another thread
-     * while the next group is claimed and run in a transaction of its own; each delivery is acked once its group
-     * committed. A channel then holds up to two connections, and a handler does not see the effects of the group
-     * ahead of it until that group commits (as with several channels).
-     *
-     * <p>Needs an {@code Idempotency} (not a wrapper around one): {@link OnceConsumer.Builder#build()} refuses
-     * other executors. Takes precedence over {@link #batchClaims}. Default false.
-     */
-    public B pipelined(boolean pipelined) {
-        this.pipelined = pipelined;
-        return self();
-    }
-
-    /**
-     * Most deliveries claimed together with batch claims, or in one claim or completion call of a pipeline.
-     * Default: the prefetch, at most 100.
-     */
+    /** Most deliveries claimed together with batch claims. Default: the prefetch, at most 100. */
     public B maxBatch(int maxBatch) {
         if (maxBatch < 1) {
             throw new IllegalArgumentException("maxBatch must be at least 1, but was " + maxBatch);
@@ -182,7 +152,6 @@ abstract class ConsumerOptions<B extends ConsumerOptions<B>> {
         prefetch = other.prefetch;
         channels = other.channels;
         batchClaims = other.batchClaims;
-        pipelined = other.pipelined;
         maxBatch = other.maxBatch;
         retry = other.retry;
         topology = other.topology;

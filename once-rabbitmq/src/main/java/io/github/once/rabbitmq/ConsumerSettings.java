@@ -3,7 +3,7 @@ package io.github.once.rabbitmq;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.Delivery;
 
-import io.github.once.IdempotentExecutor;
+import io.github.once.Idempotency;
 
 import java.util.function.Function;
 
@@ -11,7 +11,7 @@ import java.util.function.Function;
 record ConsumerSettings(
         Connection connection,
         String queue,
-        IdempotentExecutor executor,
+        Idempotency executor,
         RequestHandler handler,
         ConsumerConfig config,
         Function<Delivery, String> namespace) {

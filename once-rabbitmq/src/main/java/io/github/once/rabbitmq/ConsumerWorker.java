@@ -4,8 +4,6 @@ import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Delivery;
 
 import io.github.once.ExecutionContext;
-import io.github.once.Idempotency;
-import io.github.once.IdempotencyConfig;
 import io.github.once.IdempotencyKey;
 import io.github.once.Outcome;
 import io.github.once.ResultCodec;
@@ -39,8 +37,6 @@ final class ConsumerWorker implements Runnable {
     private final DeliveryKeys keys;
     private final Disposition disposition;
     private final Settlement settlement;
-    /** The pipelined mode's flow, or null in the batch mode (batches of one without batch claims). */
-    private final PipelinedFlow flow;
 
     ConsumerWorker(ConsumerSettings settings, int index, PauseGate gate, ListenerCalls listener) {
         ConsumerConfig c = settings.config();
@@ -50,23 +46,12 @@ final class ConsumerWorker implements Runnable {
         this.gate = gate;
         this.listener = listener;
         this.keys = new DeliveryKeys(c.keyExtractor(), settings.namespace());
-        // In the batch mode each delivery's key is found as it arrives and hinted to the executor (look-ahead),
-        // so that a store that reads before it claims (a tiered store) reads it while the batches before it run.
-        // The pipelined mode claims deliveries as they arrive: nothing to read ahead of.
-        this.session = new ChannelSession(settings, name, gate, inHand,
-                c.pipelined() ? delivery -> null : this::keyAtArrival);
+        this.session = new ChannelSession(settings, name, gate, inHand);
         // One threshold for both crash-loop signals: the executor's.
-        int crashLoopAfter = (settings.executor() instanceof Idempotency i ? i.config()
-                : IdempotencyConfig.defaults()).crashLoopAfter();
-        this.disposition = new Disposition(settings.queue(), c.retry(), c.maxErrorLength(), c.clock(), crashLoopAfter);
+        this.disposition = new Disposition(settings.queue(), c.retry(), c.maxErrorLength(), c.clock(),
+                settings.executor().config().crashLoopAfter());
         this.settlement = new Settlement(session, new ConfirmedSender(settings.connection()),
-                new Confirms(c.clock(), c.moveTimeout()), gate, listener, inHand, name, session.doorbell()::ring,
-                !c.pipelined());
-        // The builder lets pipelined(true) through only with an Idempotency.
-        this.flow = c.pipelined()
-                ? new PipelinedFlow(((Idempotency) settings.executor()).pipeline(batchSize, session.doorbell()::ring),
-                        disposition, settlement, gate, session::maintain)
-                : null;
+                new Confirms(c.clock(), c.moveTimeout()), gate, listener, inHand, name);
     }
 
     Channel channel() {
@@ -89,10 +74,6 @@ final class ConsumerWorker implements Runnable {
 
     @Override
     public void run() {
-        if (flow != null) {
-            runPipelined();
-            return;
-        }
         try {
             while (!session.stopping()) {
                 try {
@@ -116,63 +97,6 @@ final class ConsumerWorker implements Runnable {
             }
         } finally {
             finish();
-        }
-    }
-
-    /**
-     * The pipelined loop: takes whatever deliveries are queued, moves the pipeline on (its handlers ready in line,
-     * until one gets its outcome), settles what is ready, and waits on the doorbell only when nothing happened. On stop, the deliveries
-     * whose handler has not started go back; those whose handler ran get their completion recorded and are acked.
-     */
-    private void runPipelined() {
-        Doorbell doorbell = session.doorbell();
-        try {
-            while (!session.stopping()) {
-                try {
-                    session.maintain();
-                    boolean progress = false;
-                    List<Inbound> arrived = session.drainNow(Integer.MAX_VALUE);
-                    if (!arrived.isEmpty()) {
-                        listener.onBatch(arrived.size());
-                        arrived.forEach(this::takeIntoPipeline);
-                        progress = true;
-                    }
-                    progress |= flow.advance();
-                    settlement.settleReady();
-                    if (!progress) {
-                        if (settlement.held() > 0 && flow.size() == 0 && session.idle()) {
-                            settlement.settleAll(); // nothing else to do meanwhile
-                        } else {
-                            doorbell.await(POLL_MILLIS);
-                        }
-                    }
-                } catch (RuntimeException e) {
-                    log.error("Consumer {}: unexpected failure; continuing", name, e);
-                }
-            }
-            session.cancelQuietly(); // before giving deliveries back, so they are not handed straight back to us
-            flow.stop();
-            while (flow.size() > 0) {
-                if (!flow.advance()) {
-                    doorbell.await(POLL_MILLIS);
-                }
-            }
-        } catch (RuntimeException e) {
-            log.error("Consumer {}: unexpected failure while stopping; the channel closes and the broker requeues"
-                    + " what is in hand", name, e);
-        } catch (InterruptedException e) {
-            // close() ran out of time: the channel closes, and the broker requeues what is still in hand
-            Thread.currentThread().interrupt();
-        } finally {
-            finish();
-        }
-    }
-
-    private void takeIntoPipeline(Inbound in) {
-        Admitted a = admit(in);
-        if (a != null) {
-            boolean runs = a.key() instanceof DeliveryKey.Keyed && a.early() == null;
-            flow.take(a, runs ? task(a, ((DeliveryKey.Keyed) a.key()).key()) : null);
         }
     }
 
@@ -221,33 +145,6 @@ final class ConsumerWorker implements Runnable {
     }
 
     /**
-     * A delivery's key, found as it arrives (on the connection's dispatch thread), and hinted to the executor's
-     * look-ahead when it has one.
-     */
-    private DeliveryKey keyAtArrival(Delivery delivery) {
-        DeliveryKey key = keys.resolve(delivery);
-        if (key instanceof DeliveryKey.Keyed keyed) {
-            hint(List.of(keyed.key()));
-        }
-        return key;
-    }
-
-    /**
-     * Passes keys to the executor's look-ahead. A hint changes no outcome, so an executor that throws on one is
-     * logged and ignored here.
-     */
-    private void hint(List<IdempotencyKey> hinted) {
-        if (hinted.isEmpty()) {
-            return;
-        }
-        try {
-            s.executor().lookAhead(hinted);
-        } catch (RuntimeException e) {
-            log.debug("Consumer {}: a look-ahead hint failed; ignored", name, e);
-        }
-    }
-
-    /**
      * Takes a delivery in hand: null when it was settled on the spot (its channel is gone, or the consumer is
      * pausing or stopping).
      */
@@ -263,7 +160,7 @@ final class ConsumerWorker implements Runnable {
         Delivery d = in.delivery();
         int attempt = Moves.attempt(d);
         listener.onDelivery(d, attempt);
-        DeliveryKey key = in.key() != null ? in.key() : keys.resolve(d);
+        DeliveryKey key = keys.resolve(d);
         Disposition.Action early = key instanceof DeliveryKey.Keyed ? disposition.redeliveredTooOften(d, attempt) : null;
         return new Admitted(in, attempt, key, early);
     }

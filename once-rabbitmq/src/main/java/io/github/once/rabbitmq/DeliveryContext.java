@@ -1,13 +1,13 @@
 package io.github.once.rabbitmq;
 
+import java.util.concurrent.Callable;
 import io.github.once.ExecutionContext;
 import io.github.once.IdempotencyKey;
 import io.github.once.ResultCodec;
-import io.github.once.Step;
 
 /**
  * What a handler knows about the delivery it works on: the execution ({@link #key()}, {@link #fencingToken()},
- * {@link #leaseHeld()}, {@link #resource(Class)}, {@link #step(String, ResultCodec, Step)} and
+ * {@link #leaseHeld()}, {@link #resource(Class)}, {@link #step(String, ResultCodec, Callable)} and
  * {@link #operationKey(String)}, all answered by {@link #execution()}) and the delivery's attempt and redelivered
  * flag.
  */
@@ -44,7 +44,7 @@ public interface DeliveryContext extends ExecutionContext {
 
     // Steps are the executor's: without these the interface's defaults would refuse them in consumer handlers.
     @Override
-    default <T> T step(String name, ResultCodec<T> codec, Step<T> step) throws Exception {
+    default <T> T step(String name, ResultCodec<T> codec, Callable<T> step) throws Exception {
         return execution().step(name, codec, step);
     }
 

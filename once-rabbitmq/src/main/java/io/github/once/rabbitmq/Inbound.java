@@ -5,14 +5,9 @@ import com.rabbitmq.client.Delivery;
 
 /**
  * One delivery as received, stamped with the channel and the generation it came on: its tag means something
- * only on that channel in that generation. {@code key} is its key as found when it arrived, or null when it was not
- * looked for then (the worker finds it when it takes the delivery in hand).
+ * only on that channel in that generation.
  */
-record Inbound(Delivery delivery, long generation, Channel channel, DeliveryKey key) {
-
-    Inbound(Delivery delivery, long generation, Channel channel) {
-        this(delivery, generation, channel, null);
-    }
+record Inbound(Delivery delivery, long generation, Channel channel) {
 
     long tag() {
         return delivery.getEnvelope().getDeliveryTag();

@@ -5,6 +5,7 @@ import com.rabbitmq.client.Delivery;
 import io.github.once.IdempotencyKey;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.function.Consumer;
 
 import org.slf4j.Logger;
@@ -18,17 +19,17 @@ import org.slf4j.LoggerFactory;
 final class ListenerCalls {
     private static final Logger log = LoggerFactory.getLogger(ListenerCalls.class);
 
-    private final ConsumerListener listener;
+    private final List<ConsumerListener> listeners;
     private final ProcessingLog processing;
 
     /** @param processing the processing log, or null when it is off */
-    ListenerCalls(ConsumerListener listener, ProcessingLog processing) {
-        this.listener = listener;
+    ListenerCalls(List<ConsumerListener> listeners, ProcessingLog processing) {
+        this.listeners = List.copyOf(listeners);
         this.processing = processing;
     }
 
     ListenerCalls(ConsumerListener listener) {
-        this(listener, null);
+        this(List.of(listener), null);
     }
 
     void onDelivery(Delivery delivery, int attempt) {
@@ -48,18 +49,18 @@ final class ListenerCalls {
     }
 
     void onBatch(int size) {
-        call("onBatch", listener, l -> l.onBatch(size));
+        each("onBatch", l -> l.onBatch(size));
     }
 
     void onRetry(Delivery delivery, IdempotencyKey key, ConsumerAction action, int nextAttempt, Duration delay,
                  Throwable error) {
-        call("onRetry", listener, l -> l.onRetry(delivery, key, action, nextAttempt, delay));
+        each("onRetry", l -> l.onRetry(delivery, key, action, nextAttempt, delay));
         processing(p -> p.onRetry(delivery, key, action, nextAttempt, delay, error));
     }
 
     void onDeadLetter(Delivery delivery, IdempotencyKey key, DeadLetterReason reason, Throwable error,
                       String detail) {
-        call("onDeadLetter", listener, l -> l.onDeadLetter(delivery, key, reason, error));
+        each("onDeadLetter", l -> l.onDeadLetter(delivery, key, reason, error));
         processing(p -> p.onDeadLetter(delivery, key, reason, error, detail));
     }
 
@@ -70,8 +71,14 @@ final class ListenerCalls {
         }
     }
 
+    private void each(String event, Consumer<ConsumerListener> call) {
+        for (ConsumerListener listener : listeners) {
+            call(event, listener, call);
+        }
+    }
+
     private void both(String event, Consumer<ConsumerListener> call) {
-        call(event, listener, call);
+        each(event, call);
         if (processing != null) {
             call(event, processing, call);
         }

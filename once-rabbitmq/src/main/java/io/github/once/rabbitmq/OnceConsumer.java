@@ -6,7 +6,6 @@ import com.rabbitmq.client.Delivery;
 
 import io.github.once.Idempotency;
 import io.github.once.IdempotencyKey;
-import io.github.once.IdempotentExecutor;
 
 import java.io.IOException;
 import java.time.Duration;
@@ -22,7 +21,7 @@ import org.slf4j.LoggerFactory;
 /**
  * A RabbitMQ consumer that gives its handler exactly-once effects on top of at-least-once delivery.
  *
- * <p>Each delivery's key (by default its {@code message_id}) is claimed through an {@link IdempotentExecutor}
+ * <p>Each delivery's key (by default its {@code message_id}) is claimed through an {@link Idempotency}
  * before the handler runs, and the delivery is acked only after the completion is recorded, or after a copy was
  * moved elsewhere with a publisher confirm:
  * <ul>
@@ -58,9 +57,9 @@ public final class OnceConsumer implements AutoCloseable {
     private volatile boolean closed;
     private Channel topologyChannel;
 
-    private OnceConsumer(ConsumerSettings settings, ConsumerListener listener, ProcessingLog processing) {
+    private OnceConsumer(ConsumerSettings settings, List<ConsumerListener> listeners, ProcessingLog processing) {
         this.settings = settings;
-        this.listener = new ListenerCalls(listener, processing);
+        this.listener = new ListenerCalls(listeners, processing);
         this.watch = new ConnectionWatch(settings.connection(), this.listener);
         ConsumerConfig c = settings.config();
         this.gate = new PauseGate(c.storeBackoff(), c.maxStoreBackoff(), c.clock(), this.listener);
@@ -69,9 +68,9 @@ public final class OnceConsumer implements AutoCloseable {
     /**
      * @param connection a connection the caller owns (automatic recovery, the client's default, is recommended)
      * @param queue      the work queue
-     * @param executor   claims and records the work: {@code Idempotency} with any store, or a transactional one
+     * @param executor   claims and records the work, with any store, in the default or the transactional mode
      */
-    public static Builder builder(Connection connection, String queue, IdempotentExecutor executor) {
+    public static Builder builder(Connection connection, String queue, Idempotency executor) {
         return new Builder(connection, queue, executor);
     }
 
@@ -95,9 +94,7 @@ public final class OnceConsumer implements AutoCloseable {
                     + " is closed (" + connection.getCloseReason() + "): check that RabbitMQ runs there, and start"
                     + " the consumer on an open connection", connection.getCloseReason());
         }
-        if (settings.executor() instanceof Idempotency idempotency) {
-            idempotency.store().verify();
-        }
+        settings.executor().store().verify();
         Topology topology = settings.config().topology();
         if (!topology.declaresWorkQueue()) {
             requireWorkQueue(connection); // before declaring retry and dead-letter queues for it
@@ -129,10 +126,10 @@ public final class OnceConsumer implements AutoCloseable {
         }
         watch.install();
         ConsumerConfig c = settings.config();
-        String store = describe(settings.executor() instanceof Idempotency i ? i.store() : settings.executor());
+        String store = describe(settings.executor().store());
         listener.processing(log -> log.started(settings.queue(), store,
                 c.namespaceOf() != null ? "<per message>" : c.namespace() != null ? c.namespace() : settings.queue(),
-                c.keyExtractor(), c.prefetch(), c.channels(), c.batchClaims(), c.pipelined()));
+                c.keyExtractor(), c.prefetch(), c.channels(), c.batchClaims()));
         return this;
     }
 
@@ -251,12 +248,12 @@ public final class OnceConsumer implements AutoCloseable {
     public static final class Builder extends ConsumerOptions<Builder> {
         private final Connection connection;
         private final String queue;
-        private final IdempotentExecutor executor;
+        private final Idempotency executor;
         private RequestHandler handler;
-        private ConsumerListener listener = ConsumerListener.NONE;
+        private final List<ConsumerListener> listeners = new ArrayList<>();
         private ProcessingLog processingLog;
 
-        private Builder(Connection connection, String queue, IdempotentExecutor executor) {
+        private Builder(Connection connection, String queue, Idempotency executor) {
             this.connection = Objects.requireNonNull(connection, "connection");
             this.executor = Objects.requireNonNull(executor, "executor");
             if (queue == null || queue.isBlank() || queue.length() > 200) {
@@ -287,11 +284,17 @@ public final class OnceConsumer implements AutoCloseable {
         }
 
         /**
-         * Hears what the consumer does (meters, your own logs). A {@link ProcessingLog} passed here becomes the
+         * Adds a listener that hears what the consumer does (meters, your own logs); each one added hears every
+         * event, and one that throws is logged and ignored. A {@link ProcessingLog} passed here becomes the
          * consumer's processing log, as with {@link #processingLog}.
          */
         public Builder listener(ConsumerListener listener) {
-            this.listener = Objects.requireNonNull(listener, "listener");
+            Objects.requireNonNull(listener, "listener");
+            if (listener instanceof ProcessingLog given) {
+                processingLog = processingLog == null ? given : processingLog;
+            } else {
+                listeners.add(listener);
+            }
             return this;
         }
 
@@ -316,10 +319,6 @@ public final class OnceConsumer implements AutoCloseable {
                 throw new IllegalArgumentException("handler must be set (handler(...) or requestHandler(...))");
             }
             ConsumerConfig c = ConsumerConfig.custom().copyFrom(this).build();
-            if (c.pipelined() && !(executor instanceof Idempotency)) {
-                throw new IllegalArgumentException("pipelined(true) needs an Idempotency, but the executor is "
-                        + executor + ": build it with Idempotency.builder(store), or leave pipelined off");
-            }
             Function<Delivery, String> ns = c.namespaceOf();
             if (ns == null) {
                 String fixed = c.namespace() != null ? c.namespace() : queue;
@@ -331,16 +330,9 @@ public final class OnceConsumer implements AutoCloseable {
                 }
                 ns = d -> fixed;
             }
-            ConsumerListener others = listener;
-            ProcessingLog processing = processingLog;
-            if (listener instanceof ProcessingLog given) {
-                others = ConsumerListener.NONE; // heard once, as the processing log
-                processing = processing == null ? given : processing;
-            }
-            if (processing == null) {
-                processing = ProcessingLog.custom().queue(queue).build();
-            }
-            return new OnceConsumer(new ConsumerSettings(connection, queue, executor, handler, c, ns), others,
+            ProcessingLog processing = processingLog != null ? processingLog
+                    : ProcessingLog.custom().queue(queue).build();
+            return new OnceConsumer(new ConsumerSettings(connection, queue, executor, handler, c, ns), listeners,
                     processing);
         }
     }

@@ -155,7 +155,7 @@ public final class ProcessingLog implements OnceListener, ConsumerListener {
 
     /** The consumer started: one INFO line with what it runs with. */
     void started(String queue, Object store, String namespace, Object keys, int prefetch, int channels,
-                 boolean batchClaims, boolean pipelined) {
+                 boolean batchClaims) {
         log.atInfo().setMessage("Consumer started")
                 .addKeyValue("queue", queue)
                 .addKeyValue("store", String.valueOf(store))
@@ -164,7 +164,6 @@ public final class ProcessingLog implements OnceListener, ConsumerListener {
                 .addKeyValue("prefetch", prefetch)
                 .addKeyValue("channels", channels)
                 .addKeyValue("batchClaims", batchClaims)
-                .addKeyValue("pipelined", pipelined)
                 .log();
     }
 

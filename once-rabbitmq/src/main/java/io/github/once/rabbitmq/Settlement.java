@@ -32,18 +32,9 @@ final class Settlement implements AutoCloseable {
     private final ListenerCalls listener;
     private final AtomicInteger inHand;
     private final String name;
-    private final Runnable onConfirm;
-    private final boolean waitsForCovered;
 
-    /**
-     * @param onConfirm       called on the client's thread when a held copy's confirm (or refusal) comes in
-     * @param waitsForCovered whether a run to be acked with one multiple ack first waits for the confirms of the
-     *                        held copies it would cover; if not, such a run is acked one by one instead (a
-     *                        pipeline holds leases of later deliveries meanwhile, so it must not wait)
-     */
     Settlement(ChannelSession session, ConfirmedSender sender, Confirms confirms, PauseGate gate,
-               ListenerCalls listener, AtomicInteger inHand, String name, Runnable onConfirm,
-               boolean waitsForCovered) {
+               ListenerCalls listener, AtomicInteger inHand, String name) {
         this.session = session;
         this.sender = sender;
         this.confirms = confirms;
@@ -51,8 +42,6 @@ final class Settlement implements AutoCloseable {
         this.listener = listener;
         this.inHand = inHand;
         this.name = name;
-        this.onConfirm = onConfirm;
-        this.waitsForCovered = waitsForCovered;
     }
 
     /** Settles one batch's verdicts, given in delivery order; moves and replies are left waiting for confirms. */
@@ -108,7 +97,6 @@ final class Settlement implements AutoCloseable {
             sent(in, v.key(), move);
         }
         confirms.hold(v, pending);
-        pending.confirmed.whenComplete((ok, failure) -> onConfirm.run());
     }
 
     /** Tells the listener a copy was sent: a retry, or a dead letter with its reason. */
@@ -126,16 +114,7 @@ final class Settlement implements AutoCloseable {
             ack(run.get(0));
         } else if (!run.isEmpty()) {
             Verdict last = run.get(run.size() - 1);
-            if (waitsForCovered) {
-                finish(confirms.awaitCoveredBy(last.in()));
-            } else {
-                settleReady();
-                if (confirms.anyCoveredBy(last.in())) {
-                    run.forEach(this::ack); // a multiple ack would cover a copy still unconfirmed
-                    run.clear();
-                    return;
-                }
-            }
+            finish(confirms.awaitCoveredBy(last.in())); // a multiple ack must not cover an unconfirmed copy
             boolean acked = false;
             if (session.live(last.in())) {
                 try {

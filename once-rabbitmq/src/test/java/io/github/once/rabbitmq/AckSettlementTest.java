@@ -6,7 +6,6 @@ import com.rabbitmq.client.ConnectionFactory;
 import com.rabbitmq.client.NoOpMetricsCollector;
 
 import io.github.once.Idempotency;
-import io.github.once.IdempotentExecutor;
 import io.github.once.spi.ClaimRequest;
 import io.github.once.spi.ClaimResult;
 import io.github.once.spi.IdempotencyStore;
@@ -70,11 +69,11 @@ class AckSettlementTest {
         }
 
         @Override
-        public ClaimResult claim(ClaimRequest request) {
+        public List<ClaimResult> claim(List<ClaimRequest> requests) {
             if (acks.single.get() + acks.multiple.get() != claims.getAndIncrement()) {
                 late.incrementAndGet();
             }
-            return store.claim(request);
+            return store.claim(requests);
         }
     }
 
@@ -86,7 +85,7 @@ class AckSettlementTest {
         return c;
     }
 
-    private IdempotentExecutor executor() {
+    private Idempotency executor() {
         return rabbit.track(variant.executor(Duration.ofSeconds(1)));
     }
 
@@ -112,7 +111,7 @@ class AckSettlementTest {
         publish(50, "each-");
         RecordingListener listener = new RecordingListener();
         ClaimWatchingStore watched = new ClaimWatchingStore(variant.store, acks);
-        IdempotentExecutor executor = rabbit.track(Idempotency.builder(watched)
+        Idempotency executor = rabbit.track(Idempotency.builder(watched)
                 .config(StoreVariant.config(Duration.ofSeconds(1))).build());
         rabbit.track(OnceConsumer.builder(counted(), rabbit.queue, executor)
                 .prefetch(50)

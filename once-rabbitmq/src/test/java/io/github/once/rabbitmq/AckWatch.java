@@ -6,7 +6,7 @@ import com.rabbitmq.client.ConnectionFactory;
 import com.rabbitmq.client.Delivery;
 import com.rabbitmq.client.NoOpMetricsCollector;
 import io.github.once.IdempotencyKey;
-import io.github.once.IdempotentExecutor;
+import io.github.once.Idempotency;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -53,13 +53,13 @@ final class AckWatch extends NoOpMetricsCollector {
     }
 
     /**
-     * Starts the watched consumer: pipelined, on one channel of a watched connection, with fast retries and short
-     * back-offs; {@code more} adds the test's own settings.
+     * Starts the watched consumer: batch claims, on one channel of a watched connection, with fast retries and
+     * short back-offs; {@code more} adds the test's own settings.
      */
-    OnceConsumer startPipelined(RabbitFixture rabbit, IdempotentExecutor executor, RecordingListener listener,
+    OnceConsumer startBatched(RabbitFixture rabbit, Idempotency executor, RecordingListener listener,
                                 MessageHandler handler, UnaryOperator<OnceConsumer.Builder> more) throws Exception {
         OnceConsumer built = more.apply(OnceConsumer.builder(connection(rabbit), rabbit.queue, executor)
-                        .pipelined(true)
+                        .batchClaims(true)
                         .prefetch(50)
                         .retry(ConsumerScenariosContract.FAST)
                         .topology(Topology.declareAll(QueueType.CLASSIC))

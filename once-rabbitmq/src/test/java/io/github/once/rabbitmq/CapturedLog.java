@@ -72,24 +72,20 @@ final class CapturedLog extends LegacyAbstractLogger implements LoggingEventAwar
         return enabled(Level.TRACE);
     }
 
-
     @Override
     public boolean isDebugEnabled() {
         return enabled(Level.DEBUG);
     }
-
 
     @Override
     public boolean isInfoEnabled() {
         return enabled(Level.INFO);
     }
 
-
     @Override
     public boolean isWarnEnabled() {
         return enabled(Level.WARN);
     }
-
 
     @Override
     public boolean isErrorEnabled() {

@@ -48,7 +48,7 @@ class ConfigurationTest {
     @Test
     void consumerBuilderChecksItsSettings() throws Exception {
         RabbitFixture rabbit = new RabbitFixture();
-        try (Idempotency once = Idempotency.builder(InMemoryIdempotencyStore.create()).build()) {
+        try (Idempotency once = Idempotency.builder(InMemoryIdempotencyStore.builder().build()).build()) {
             var connection = rabbit.connect();
             assertThatThrownBy(() -> OnceConsumer.builder(connection, "q", once).prefetch(0))
                     .isInstanceOf(IllegalArgumentException.class).hasMessage("prefetch must be 1 to 65535, but was 0");
@@ -116,7 +116,7 @@ class ConfigurationTest {
     @Test
     void consumerBuilderShortcutsFillItsConfig() throws Exception {
         RabbitFixture rabbit = new RabbitFixture();
-        try (Idempotency once = Idempotency.builder(InMemoryIdempotencyStore.create()).build()) {
+        try (Idempotency once = Idempotency.builder(InMemoryIdempotencyStore.builder().build()).build()) {
             var connection = rabbit.connect();
             ConsumerConfig base = ConsumerConfig.custom().prefetch(20).channels(2).namespace("payments").build();
             OnceConsumer consumer = OnceConsumer.builder(connection, "q", once)

@@ -98,17 +98,6 @@ class ConfirmsTest {
     }
 
     @Test
-    void aHeldCopyIsCoveredOnlyByAMultipleAckOnAHigherTagOfItsIncarnation() {
-        confirms.hold(verdict(1, 3), pending(3));
-        confirms.hold(verdict(2, 1), pending(1));
-
-        assertThat(confirms.anyCoveredBy(verdict(1, 5).in())).isTrue();
-        assertThat(confirms.anyCoveredBy(verdict(1, 2).in())).as("a lower tag").isFalse();
-        assertThat(confirms.anyCoveredBy(verdict(3, 9).in())).as("another incarnation").isFalse();
-        assertThat(confirms.size()).as("nothing settled by asking").isEqualTo(2);
-    }
-
-    @Test
     void anOverdueCopyCoveredByAMultipleAckIsSettledAsAFailureFirst() {
         confirms.hold(verdict(1, 3), pending(3));
         clock.advance(TIMEOUT);

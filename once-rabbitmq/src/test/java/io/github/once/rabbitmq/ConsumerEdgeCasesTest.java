@@ -4,10 +4,6 @@ import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.GetResponse;
 
 import io.github.once.Idempotency;
-import io.github.once.IdempotencyKey;
-import io.github.once.IdempotentExecutor;
-import io.github.once.Outcome;
-import io.github.once.Task;
 
 import java.io.IOException;
 import java.nio.charset.StandardCharsets;
@@ -19,7 +15,6 @@ import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Supplier;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -49,7 +44,7 @@ class ConsumerEdgeCasesTest {
         rabbit.close();
     }
 
-    private IdempotentExecutor executor() {
+    private Idempotency executor() {
         return rabbit.track(variant.executor(Duration.ofSeconds(1)));
     }
 
@@ -229,63 +224,5 @@ class ConsumerEdgeCasesTest {
         assertThat(notifications).hasValue(1);
         assertThat(operationKeys).hasSize(2).allMatch(k -> k.equals(operationKeys.get(0)));
         assertThat(operationKeys.get(0)).contains("order-7").endsWith(":payment");
-    }
-
-    /** The executor given, except that its look-ahead hint throws, and counts how often it was called. */
-    private record ThrowingHints(IdempotentExecutor executor, AtomicInteger hints) implements IdempotentExecutor {
-        @Override
-        public <T> Outcome<T> execute(Task<T> task) {
-            return executor.execute(task);
-        }
-
-        @Override
-        public <T> List<Outcome<T>> executeAll(List<Task<T>> tasks) {
-            return executor.executeAll(tasks);
-        }
-
-        @Override
-        public void lookAhead(List<IdempotencyKey> keys) {
-            hints.incrementAndGet();
-            throw new IllegalStateException("a hint that fails");
-        }
-
-        @Override
-        public void close() {
-            executor.close();
-        }
-    }
-
-    @Test
-    void aLookAheadHintThatThrowsChangesNoOutcomeWithBatchClaims() throws Exception {
-        AtomicInteger hints = new AtomicInteger();
-        Map<String, AtomicInteger> effects = new ConcurrentHashMap<>();
-        RecordingListener listener = new RecordingListener();
-        IdempotentExecutor throwingHints = rabbit.track(new ThrowingHints(executor(), hints));
-        Supplier<OnceConsumer> consumer = () -> {
-            try {
-                return rabbit.track(OnceConsumer.builder(rabbit.connect(), rabbit.queue, throwingHints)
-                        .handler((d, ctx) -> effects.computeIfAbsent(d.getProperties().getMessageId(),
-                                k -> new AtomicInteger()).incrementAndGet())
-                        .listener(listener).retry(ConsumerScenariosContract.FAST).prefetch(30).batchClaims(true)
-                        .maxBatch(5).topology(Topology.declareAll(QueueType.CLASSIC))
-                        .build().start());
-            } catch (Exception e) {
-                throw new IllegalStateException(e);
-            }
-        };
-        consumer.get().close(); // declares the queue
-        OncePublisher publisher = publisher();
-        for (int i = 0; i < 30; i++) {
-            publisher.publish(message(rabbit.queue, "hinted-" + i)); // queued before the consumer: batches wait in hand
-        }
-        OnceConsumer running = consumer.get();
-
-        await().atMost(Duration.ofSeconds(10)).until(() -> listener.count(ConsumerAction.PROCESSED) == 30);
-        running.close(); // anything left unacked would be requeued now
-        assertThat(hints).as("hints that threw").hasPositiveValue();
-        assertThat(effects).hasSize(30);
-        assertThat(effects.values()).allSatisfy(n -> assertThat(n).hasValue(1));
-        assertThat(rabbit.messageCount(rabbit.queue)).isZero();
-        assertThat(rabbit.messageCount(Topology.deadLetterQueue(rabbit.queue))).isZero();
     }
 }

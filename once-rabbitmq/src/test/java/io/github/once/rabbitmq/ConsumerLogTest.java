@@ -8,7 +8,6 @@ import com.rabbitmq.client.ConnectionFactory;
 import io.github.once.Idempotency;
 import io.github.once.InMemoryIdempotencyStore;
 import io.github.once.jdbc.JdbcIdempotencyStore;
-import io.github.once.jdbc.JdbcTransactionScope;
 
 import java.nio.charset.StandardCharsets;
 import java.sql.Statement;
@@ -52,7 +51,7 @@ class ConsumerLogTest {
         RetryPolicy retry = rabbit.remember(RetryPolicy.custom().maxAttempts(2)
                 .backoff(Duration.ofMillis(100)).build());
         OnceConsumer consumer = rabbit.track(OnceConsumer.builder(rabbit.connect(), rabbit.queue,
-                        Idempotency.builder(InMemoryIdempotencyStore.create()).build())
+                        Idempotency.builder(InMemoryIdempotencyStore.builder().build()).build())
                 .keyExtractor(KeyExtractor.jsonBody("order_id"))
                 .topology(Topology.declareAll(QueueType.CLASSIC))
                 .retry(retry)
@@ -104,7 +103,7 @@ class ConsumerLogTest {
         AtomicInteger handled = new AtomicInteger();
         try {
             OnceConsumer consumer = rabbit.track(OnceConsumer.builder(rabbit.connect(), rabbit.queue,
-                            JdbcTransactionScope.executor(store).build())
+                            Idempotency.builder(store).transactional().build())
                     .topology(Topology.declareAll(QueueType.CLASSIC))
                     .storeBackoff(Duration.ofMillis(20), Duration.ofMillis(100))
                     .processingLog(log())
@@ -145,7 +144,7 @@ class ConsumerLogTest {
             Connection viaProxy = f.newConnection("once-test-proxied");
             rabbit.track(viaProxy::abort);
             OnceConsumer consumer = rabbit.track(OnceConsumer.builder(viaProxy, rabbit.queue,
-                            Idempotency.builder(InMemoryIdempotencyStore.create()).build())
+                            Idempotency.builder(InMemoryIdempotencyStore.builder().build()).build())
                     .topology(Topology.declareAll(QueueType.CLASSIC))
                     .channels(2)
                     .processingLog(log())

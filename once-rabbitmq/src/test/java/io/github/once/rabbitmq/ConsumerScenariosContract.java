@@ -5,9 +5,9 @@ import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.GetResponse;
 
-import io.github.once.IdempotentExecutor;
+import io.github.once.Idempotency;
+import io.github.once.OnceListener;
 import io.github.once.Outcome;
-import io.github.once.Task;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -40,14 +40,9 @@ abstract class ConsumerScenariosContract {
 
     protected RabbitFixture rabbit;
     protected StoreVariant variant;
-    final List<IdempotentExecutor> executors = new ArrayList<>();
+    final List<Idempotency> executors = new ArrayList<>();
 
     protected abstract StoreVariant createVariant() throws Exception;
-
-    /** The consumer mode under test; the default mode unless a subclass picks another. */
-    protected OnceConsumer.Builder mode(OnceConsumer.Builder builder) {
-        return builder;
-    }
 
     /** Messages in the soak test, each published twice. */
     protected int soakMessages() {
@@ -66,18 +61,18 @@ abstract class ConsumerScenariosContract {
         try {
             rabbit.close();
         } finally {
-            executors.forEach(IdempotentExecutor::close);
+            executors.forEach(Idempotency::close);
             variant.close();
         }
     }
 
-    IdempotentExecutor executor() {
-        IdempotentExecutor e = variant.executor(LEASE);
+    Idempotency executor() {
+        Idempotency e = variant.executor(LEASE);
         executors.add(e);
         return e;
     }
 
-    OnceConsumer start(Connection c, IdempotentExecutor executor, MessageHandler handler, RecordingListener listener,
+    OnceConsumer start(Connection c, Idempotency executor, MessageHandler handler, RecordingListener listener,
                        UnaryOperator<OnceConsumer.Builder> custom) throws Exception {
         OnceConsumer.Builder b = OnceConsumer.builder(c, rabbit.queue, executor)
                 .handler(handler)
@@ -87,7 +82,7 @@ abstract class ConsumerScenariosContract {
                 .prefetch(10)
                 .storeBackoff(Duration.ofMillis(100), Duration.ofMillis(800))
                 .shutdownTimeout(Duration.ofSeconds(5));
-        return rabbit.track(mode(custom.apply(b)).build().start());
+        return rabbit.track(custom.apply(b).build().start());
     }
 
     OnceConsumer start(Connection c, MessageHandler handler, RecordingListener listener) throws Exception {
@@ -158,24 +153,23 @@ abstract class ConsumerScenariosContract {
     @Test
     void lostAckAfterTheRecordIsAbsorbedOnRedelivery() throws Exception {
         RecordingListener listener = new RecordingListener();
-        IdempotentExecutor real = executor();
         OnceConsumer[] self = new OnceConsumer[1];
         AtomicBoolean closed = new AtomicBoolean();
-        // Between the completed record and the ack, the channel goes away: the ack is lost.
-        IdempotentExecutor closingBeforeAck = new IdempotentExecutor() {
+        // Between the completed record and the ack, the channel goes away: the ack is lost. The executor's
+        // listener hears the outcome on the consumer's thread, after the record and before the ack.
+        Idempotency closingBeforeAck = variant.executor(LEASE, new OnceListener() {
             @Override
-            public <T> Outcome<T> execute(Task<T> task) {
-                Outcome<T> outcome = real.execute(task);
-                if (outcome instanceof Outcome.Processed<T> && closed.compareAndSet(false, true)) {
+            public void onOutcome(Outcome<?> outcome, Duration elapsed) {
+                if (outcome instanceof Outcome.Processed<?> && closed.compareAndSet(false, true)) {
                     try {
                         self[0].workers().get(0).channel().close();
                     } catch (Exception e) {
                         throw new IllegalStateException(e);
                     }
                 }
-                return outcome;
             }
-        };
+        });
+        executors.add(closingBeforeAck);
         self[0] = start(rabbit.connect(), closingBeforeAck, effect(), listener, b -> b);
         publisher(rabbit.connect()).publish(message(rabbit.queue, "ack-1", "ship"));
 
@@ -227,7 +221,7 @@ abstract class ConsumerScenariosContract {
         CountDownLatch release = new CountDownLatch(1);
         AtomicBoolean killed = new AtomicBoolean();
         Connection connA = rabbit.connect();
-        IdempotentExecutor executorA = executor();
+        Idempotency executorA = executor();
         OnceConsumer a = start(connA, executorA, (d, ctx) -> {
             entered.countDown();
             release.await(15, TimeUnit.SECONDS);
@@ -355,8 +349,8 @@ abstract class ConsumerScenariosContract {
     void duplicateRequestGetsTheStoredReplyAgain() throws Exception {
         RecordingListener listener = new RecordingListener();
         AtomicInteger calls = new AtomicInteger();
-        IdempotentExecutor executor = executor();
-        OnceConsumer consumer = rabbit.track(mode(OnceConsumer.builder(rabbit.connect(), rabbit.queue, executor))
+        Idempotency executor = executor();
+        OnceConsumer consumer = rabbit.track(OnceConsumer.builder(rabbit.connect(), rabbit.queue, executor)
                 .requestHandler((d, ctx) -> {
                     variant.effect(ctx.key().id(), ctx);
                     return ("answer:" + new String(d.getBody(), StandardCharsets.UTF_8) + ":" + calls.incrementAndGet())

@@ -4,17 +4,18 @@ import io.github.once.IdempotencyKey;
 import io.github.once.IdempotencyRecord;
 import io.github.once.spi.ClaimRequest;
 import io.github.once.spi.ClaimResult;
+import io.github.once.spi.Completion;
 import io.github.once.spi.IdempotencyStore;
 import io.github.once.spi.Lease;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
 
 /**
  * A store that passes the SPI's required calls on to {@code store}, for tests that watch some of them. The calls
- * with a default (batches, asynchronous calls, look-ahead, close) keep the SPI's default unless a subclass passes
- * them on too: a test that watches each claim through the default {@code claimAll} relies on that.
+ * with a default ({@code verify}, {@code close}) keep the SPI's default unless a subclass passes them on too.
  */
 abstract class ForwardingStore implements IdempotencyStore {
     protected final IdempotencyStore store;
@@ -24,13 +25,13 @@ abstract class ForwardingStore implements IdempotencyStore {
     }
 
     @Override
-    public ClaimResult claim(ClaimRequest request) {
-        return store.claim(request);
+    public List<ClaimResult> claim(List<ClaimRequest> requests) {
+        return store.claim(requests);
     }
 
     @Override
-    public boolean complete(Lease lease, byte[] result, Duration retention) {
-        return store.complete(lease, result, retention);
+    public List<Boolean> complete(List<Completion> completions) {
+        return store.complete(completions);
     }
 
     @Override
@@ -44,7 +45,7 @@ abstract class ForwardingStore implements IdempotencyStore {
     }
 
     @Override
-    public Optional<IdempotencyRecord> find(IdempotencyKey key) {
-        return store.find(key);
+    public List<Optional<IdempotencyRecord>> find(List<IdempotencyKey> keys) {
+        return store.find(keys);
     }
 }

@@ -8,11 +8,11 @@ package io.github.once.rabbitmq;
 class InMemoryStoreOutageTest extends StoreOutageContract {
 
     private final UnrecordedCompletions unrecordedCompletions = new UnrecordedCompletions();
-    private SeparateThreadVariant store;
+    private CuttableVariant store;
 
     @Override
     protected StoreVariant startStore() {
-        store = new SeparateThreadVariant(unrecordedCompletions);
+        store = new CuttableVariant(unrecordedCompletions);
         return store;
     }
 
@@ -38,6 +38,5 @@ class InMemoryStoreOutageTest extends StoreOutageContract {
 
     @Override
     protected void stopEverything() {
-        store.close();
     }
 }

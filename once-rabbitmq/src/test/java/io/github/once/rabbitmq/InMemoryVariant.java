@@ -1,7 +1,6 @@
 package io.github.once.rabbitmq;
 
 import io.github.once.Idempotency;
-import io.github.once.IdempotentExecutor;
 import io.github.once.InMemoryIdempotencyStore;
 import io.github.once.OnceListener;
 
@@ -9,15 +8,15 @@ import java.time.Duration;
 
 /** The in-memory store shared by every consumer of the test; effects in a map. */
 final class InMemoryVariant extends LedgerVariant {
-    final InMemoryIdempotencyStore store = InMemoryIdempotencyStore.create();
+    final InMemoryIdempotencyStore store = InMemoryIdempotencyStore.builder().build();
 
     @Override
-    public IdempotentExecutor executor(Duration lease) {
+    public Idempotency executor(Duration lease) {
         return executor(lease, OnceListener.NONE);
     }
 
     @Override
-    public IdempotentExecutor executor(Duration lease, OnceListener listener) {
+    public Idempotency executor(Duration lease, OnceListener listener) {
         return Idempotency.builder(store).config(StoreVariant.config(lease)).listener(listener).build();
     }
 }

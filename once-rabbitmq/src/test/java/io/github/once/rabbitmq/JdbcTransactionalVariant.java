@@ -5,11 +5,10 @@ import com.zaxxer.hikari.HikariDataSource;
 
 import io.github.once.IdempotencyKey;
 import io.github.once.IdempotencyRecord;
-import io.github.once.IdempotentExecutor;
+import io.github.once.Idempotency;
 import io.github.once.RecordState;
 import io.github.once.OnceListener;
 import io.github.once.jdbc.JdbcIdempotencyStore;
-import io.github.once.jdbc.JdbcTransactionScope;
 
 import java.sql.Connection;
 import java.sql.PreparedStatement;
@@ -17,6 +16,7 @@ import java.sql.ResultSet;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
@@ -36,7 +36,7 @@ final class JdbcTransactionalVariant implements StoreVariant {
     private final HikariDataSource direct;
     /** Reads records through the test's own connections, which see committed rows only. */
     private final JdbcIdempotencyStore reader;
-    private final Map<IdempotentExecutor, HikariDataSource> pools = new ConcurrentHashMap<>();
+    private final Map<Idempotency, HikariDataSource> pools = new ConcurrentHashMap<>();
 
     JdbcTransactionalVariant() throws SQLException {
         this(DIRECT_URL);
@@ -73,24 +73,24 @@ final class JdbcTransactionalVariant implements StoreVariant {
     }
 
     @Override
-    public IdempotentExecutor executor(Duration lease) {
+    public Idempotency executor(Duration lease) {
         return executor(lease, OnceListener.NONE);
     }
 
     @Override
-    public IdempotentExecutor executor(Duration lease, OnceListener listener) {
+    public Idempotency executor(Duration lease, OnceListener listener) {
         HikariDataSource ds = pool(url, "once-rmq-" + suffix + "-" + pools.size());
         JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(ds)
                 .dialect(io.github.once.jdbc.JdbcDialect.POSTGRESQL)
                 .tableName(table).queryTimeout(Duration.ofSeconds(2)).build();
-        IdempotentExecutor executor = JdbcTransactionScope.executor(store).config(StoreVariant.config(lease))
+        Idempotency executor = Idempotency.builder(store).transactional().config(StoreVariant.config(lease))
                 .listener(listener).build();
         pools.put(executor, ds);
         return executor;
     }
 
     @Override
-    public void kill(IdempotentExecutor executor) {
+    public void kill(Idempotency executor) {
         // A dead process's connections die with it: its open transaction rolls back.
         HikariDataSource ds = pools.remove(executor);
         if (ds != null) {
@@ -110,7 +110,7 @@ final class JdbcTransactionalVariant implements StoreVariant {
 
     /** Whether the record of {@code id} is completed and committed now. */
     boolean committed(String namespace, String id) {
-        return reader.find(IdempotencyKey.of(namespace, id)).map(IdempotencyRecord::state)
+        return reader.find(List.of(IdempotencyKey.of(namespace, id))).get(0).map(IdempotencyRecord::state)
                 .orElse(null) == RecordState.COMPLETED;
     }
 

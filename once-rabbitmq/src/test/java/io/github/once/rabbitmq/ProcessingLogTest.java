@@ -132,8 +132,8 @@ class ProcessingLogTest {
 
         log.onDelivery(da, 1);
         log.onDelivery(db, 1);
-        log.onStoreCall(StoreOperation.CLAIM_ALL, 2, Duration.ofMillis(4), null);
-        log.onStoreCall(StoreOperation.COMPLETE_ALL, 2, Duration.ofMillis(6), null);
+        log.onStoreCall(StoreOperation.CLAIM, 2, Duration.ofMillis(4), null);
+        log.onStoreCall(StoreOperation.COMPLETE, 2, Duration.ofMillis(6), null);
         log.onOutcome(new Outcome.Processed<>(a, null, 1), Duration.ofMillis(20));
         log.onOutcome(new Outcome.Processed<>(b, null, 2), Duration.ofMillis(20));
         log.onAction(da, a, ConsumerAction.PROCESSED);
@@ -237,7 +237,7 @@ class ProcessingLogTest {
             RetryPolicy once = rabbit.remember(RetryPolicy.custom().maxAttempts(1).backoff(Duration.ofMillis(50)).build());
             CapturedLog captured = new CapturedLog(Level.DEBUG);
             ProcessingLog log = ProcessingLog.custom().logger(captured).queue(rabbit.queue).build();
-            Idempotency executor = rabbit.track(Idempotency.builder(InMemoryIdempotencyStore.create()).listener(log).build());
+            Idempotency executor = rabbit.track(Idempotency.builder(InMemoryIdempotencyStore.builder().build()).listener(log).build());
             rabbit.track(OnceConsumer.builder(rabbit.connect(), rabbit.queue, executor)
                     .topology(Topology.declareAll(QueueType.CLASSIC))
                     .retry(once)

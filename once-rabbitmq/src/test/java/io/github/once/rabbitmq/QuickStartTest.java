@@ -8,6 +8,7 @@ import io.github.once.Idempotency;
 import io.github.once.IdempotencyKey;
 import io.github.once.InMemoryIdempotencyStore;
 import io.github.once.RecordState;
+import io.github.once.testkit.StoreCalls;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -41,7 +42,7 @@ class QuickStartTest {
         ConnectionFactory factory = new ConnectionFactory();
         factory.setHost("127.0.0.1");
         Connection connection = factory.newConnection();
-        Idempotency once = Idempotency.builder(InMemoryIdempotencyStore.create()).build();
+        Idempotency once = Idempotency.builder(InMemoryIdempotencyStore.builder().build()).build();
 
         OnceConsumer consumer = OnceConsumer.builder(connection, queue, once)
                 .topology(Topology.declareAll(QueueType.CLASSIC))
@@ -64,7 +65,7 @@ class QuickStartTest {
         Started s = quickStart(queue);
         try {
             await().atMost(Duration.ofSeconds(10)).until(() ->
-                    s.once().store().find(IdempotencyKey.of(queue, "order-42"))
+                    StoreCalls.find(s.once().store(), IdempotencyKey.of(queue, "order-42"))
                             .map(r -> r.state() == RecordState.COMPLETED).orElse(false)
                             && s.consumer().inFlight() == 0 && messages(s, queue) == 0);
             assertThat(shipped.get()).isEqualTo(1);

@@ -1,7 +1,6 @@
 package io.github.once.rabbitmq;
 
 import io.github.once.Idempotency;
-import io.github.once.IdempotentExecutor;
 import io.github.once.OnceListener;
 import io.github.once.StoreUnavailableException;
 import io.github.once.redis.RedisIdempotencyStore;
@@ -17,7 +16,7 @@ import static org.awaitility.Awaitility.await;
 final class RedisVariant extends LedgerVariant {
     private final String uri;
     private final String prefix = "once-test-" + UUID.randomUUID().toString().substring(0, 8) + ":";
-    private final Map<IdempotentExecutor, RedisIdempotencyStore> stores = new ConcurrentHashMap<>();
+    private final Map<Idempotency, RedisIdempotencyStore> stores = new ConcurrentHashMap<>();
     private final OnceListener listener;
 
     RedisVariant(String uri) {
@@ -30,12 +29,12 @@ final class RedisVariant extends LedgerVariant {
     }
 
     @Override
-    public IdempotentExecutor executor(Duration lease) {
+    public Idempotency executor(Duration lease) {
         return executor(lease, listener);
     }
 
     @Override
-    public IdempotentExecutor executor(Duration lease, OnceListener listener) {
+    public Idempotency executor(Duration lease, OnceListener listener) {
         RedisIdempotencyStore.Builder builder = RedisIdempotencyStore.builder()
                 .uri(uri).keyPrefix(prefix).timeout(Duration.ofMillis(500));
         // The short timeout is for the store's calls; on a loaded machine the connection's handshake may take
@@ -43,14 +42,14 @@ final class RedisVariant extends LedgerVariant {
         RedisIdempotencyStore store = await("a store connection").atMost(Duration.ofSeconds(30))
                 .pollInterval(Duration.ofMillis(100)).ignoreExceptionsInstanceOf(StoreUnavailableException.class)
                 .until(builder::build, built -> true);
-        IdempotentExecutor executor = Idempotency.builder(store).config(StoreVariant.config(lease))
+        Idempotency executor = Idempotency.builder(store).config(StoreVariant.config(lease))
                 .listener(listener).build();
         stores.put(executor, store);
         return executor;
     }
 
     @Override
-    public void kill(IdempotentExecutor executor) {
+    public void kill(Idempotency executor) {
         executor.close();
         RedisIdempotencyStore store = stores.remove(executor);
         if (store != null) {

@@ -8,7 +8,6 @@ import io.github.once.InMemoryIdempotencyStore;
 import io.github.once.StoreMisconfiguredException;
 import io.github.once.StoreUnavailableException;
 import io.github.once.jdbc.JdbcIdempotencyStore;
-import io.github.once.jdbc.JdbcTransactionScope;
 import io.github.once.redis.RedisIdempotencyStore;
 
 import org.postgresql.ds.PGSimpleDataSource;
@@ -45,7 +44,7 @@ class StartupChecksTest {
     void aMissingRecordTableOnPostgresqlNamesTheScriptAndTheDemoSetting() throws Exception {
         String table = "once_missing_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
         JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(postgresql()).tableName(table).build();
-        OnceConsumer consumer = consumer(JdbcTransactionScope.executor(store).build())
+        OnceConsumer consumer = consumer(Idempotency.builder(store).transactional().build())
                 .topology(Topology.declareAll(QueueType.CLASSIC)).build();
 
         assertThatThrownBy(consumer::start)
@@ -77,7 +76,7 @@ class StartupChecksTest {
 
     @Test
     void aMissingWorkQueueFailsBeforeItsRetryQueuesAreDeclared() throws Exception {
-        OnceConsumer consumer = consumer(Idempotency.builder(InMemoryIdempotencyStore.create()).build()).build();
+        OnceConsumer consumer = consumer(Idempotency.builder(InMemoryIdempotencyStore.builder().build()).build()).build();
 
         assertThatThrownBy(consumer::start)
                 .isInstanceOf(StartupException.class)
@@ -108,7 +107,7 @@ class StartupChecksTest {
     void aClosedConnectionIsNamedAtStart() throws Exception {
         com.rabbitmq.client.Connection connection = rabbit.connect();
         OnceConsumer consumer = OnceConsumer.builder(connection, rabbit.queue,
-                Idempotency.builder(InMemoryIdempotencyStore.create()).build()).handler((d, ctx) -> { }).build();
+                Idempotency.builder(InMemoryIdempotencyStore.builder().build()).build()).handler((d, ctx) -> { }).build();
         connection.close();
 
         assertThatThrownBy(consumer::start)

@@ -3,7 +3,7 @@ package io.github.once.rabbitmq;
 import com.rabbitmq.client.Delivery;
 
 import io.github.once.IdempotencyKey;
-import io.github.once.IdempotentExecutor;
+import io.github.once.Idempotency;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -30,7 +30,7 @@ abstract class StoreOutageContract {
 
     protected RabbitFixture rabbit;
     protected StoreVariant variant;
-    private final List<IdempotentExecutor> executors = new ArrayList<>();
+    private final List<Idempotency> executors = new ArrayList<>();
 
     /** Starts the store and returns the variant that uses it. */
     protected abstract StoreVariant startStore() throws Exception;
@@ -49,11 +49,6 @@ abstract class StoreOutageContract {
 
     protected abstract void stopEverything() throws Exception;
 
-    /** The consumer mode under test; the default mode unless a subclass picks another. */
-    protected OnceConsumer.Builder mode(OnceConsumer.Builder builder) {
-        return builder;
-    }
-
     @BeforeEach
     void setUp() throws Exception {
         rabbit = new RabbitFixture();
@@ -66,16 +61,16 @@ abstract class StoreOutageContract {
         try {
             rabbit.close();
         } finally {
-            executors.forEach(IdempotentExecutor::close);
+            executors.forEach(Idempotency::close);
             variant.close();
             stopEverything();
         }
     }
 
     OnceConsumer start(int channels, RecordingListener listener) throws Exception {
-        IdempotentExecutor executor = variant.executor(Duration.ofSeconds(1));
+        Idempotency executor = variant.executor(Duration.ofSeconds(1));
         executors.add(executor);
-        return rabbit.track(mode(OnceConsumer.builder(rabbit.connect(), rabbit.queue, executor))
+        return rabbit.track(OnceConsumer.builder(rabbit.connect(), rabbit.queue, executor)
                 .handler((d, ctx) -> variant.effect(ctx.key().id(), ctx))
                 .listener(listener)
                 .retry(FAST)
@@ -152,30 +147,6 @@ abstract class StoreOutageContract {
         await().atMost(Duration.ofSeconds(20)).until(() -> listener.pauses.get() >= 3);
         assertThat(variant.totalEffects()).isEqualTo(effectsAtStop);
         assertThat(effectsAtStop).isBetween(200L, (long) MESSAGES - 1);
-        assertThat(listener.count(ConsumerAction.REQUEUED)).isPositive();
-
-        restartStoreAndAwaitEveryMessageOnce(consumer, listener);
-    }
-
-    /**
-     * The between-messages test for a pipelined consumer. In a pipeline some handler is nearly always between its
-     * claim and its record while messages flow (the point of it), so "between messages" is staged where the
-     * consumer really is between them: the first messages processed and acked, the rest not yet published.
-     */
-    void storeStoppedWhileQuietPausesAndResumesNothingLostNothingDoubled() throws Exception {
-        int first = 200;
-        RecordingListener listener = new RecordingListener();
-        OnceConsumer consumer = start(1, listener);
-        publish(0, first);
-        await().atMost(Duration.ofSeconds(30)).until(() -> listener.count(ConsumerAction.PROCESSED) == first
-                && consumer.inFlight() == 0);
-        stopStore();
-        publish(first, MESSAGES);
-
-        await().atMost(Duration.ofSeconds(30)).until(consumer::isPaused);
-        // The consumer keeps probing with back-off, and runs no handler without a claim.
-        await().atMost(Duration.ofSeconds(20)).until(() -> listener.pauses.get() >= 3);
-        assertThat(variant.totalEffects()).isEqualTo(first);
         assertThat(listener.count(ConsumerAction.REQUEUED)).isPositive();
 
         restartStoreAndAwaitEveryMessageOnce(consumer, listener);

@@ -15,6 +15,7 @@ import io.github.once.StoreFullException;
 import io.github.once.jdbc.JdbcIdempotencyStore;
 import io.github.once.redis.RedisIdempotencyStore;
 import io.github.once.spi.IdempotencyStore;
+import io.github.once.testkit.StoreCalls;
 
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
@@ -68,7 +69,7 @@ class StoreRejectedConsumerTest {
         kind = k;
         switch (k) {
             case IN_MEMORY:
-                return InMemoryIdempotencyStore.create();
+                return InMemoryIdempotencyStore.builder().build();
             case REDIS:
                 return RedisIdempotencyStore.builder().uri("redis://127.0.0.1:6379")
                         .keyPrefix("once-rej-" + UUID.randomUUID().toString().substring(0, 8) + ":").build();
@@ -154,14 +155,14 @@ class StoreRejectedConsumerTest {
         assertThat(props.getHeaders().get(OnceHeaders.ERROR).toString()).contains("StoreRejectedException");
         assertThat(heard.pauses.get()).as("a refused record never pauses the consumer").isZero();
         assertThat(heard.count(ConsumerAction.DEAD_LETTERED)).isEqualTo(1);
-        assertThat(store.find(IdempotencyKey.of(queue, POISON)).map(r -> r.state() == RecordState.COMPLETED)
+        assertThat(StoreCalls.find(store, IdempotencyKey.of(queue, POISON)).map(r -> r.state() == RecordState.COMPLETED)
                 .orElse(false)).as("the refused record was not completed").isFalse();
     }
 
     private int completed(IdempotencyStore store) {
         int n = 0;
         for (int i = 0; i < MESSAGES; i++) {
-            if (store.find(IdempotencyKey.of(queue, "m-" + i)).map(r -> r.state() == RecordState.COMPLETED)
+            if (StoreCalls.find(store, IdempotencyKey.of(queue, "m-" + i)).map(r -> r.state() == RecordState.COMPLETED)
                     .orElse(false)) {
                 n++;
             }

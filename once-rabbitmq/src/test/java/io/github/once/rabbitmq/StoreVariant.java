@@ -1,7 +1,7 @@
 package io.github.once.rabbitmq;
 
 import io.github.once.IdempotencyConfig;
-import io.github.once.IdempotentExecutor;
+import io.github.once.Idempotency;
 import io.github.once.OnceListener;
 
 import java.time.Duration;
@@ -10,10 +10,10 @@ import java.time.Duration;
 interface StoreVariant extends AutoCloseable {
 
     /** A new executor, as one consumer process would have. */
-    IdempotentExecutor executor(Duration lease);
+    Idempotency executor(Duration lease);
 
     /** A new executor whose listener is {@code listener}; variants that cannot take one say so. */
-    default IdempotentExecutor executor(Duration lease, OnceListener listener) {
+    default Idempotency executor(Duration lease, OnceListener listener) {
         throw new UnsupportedOperationException(getClass().getSimpleName() + " takes no executor listener");
     }
 
@@ -27,7 +27,7 @@ interface StoreVariant extends AutoCloseable {
     long distinctEffects();
 
     /** Ends an executor as a killed process would: no more renewals, its store connections gone. */
-    default void kill(IdempotentExecutor executor) {
+    default void kill(Idempotency executor) {
         executor.close();
     }
 

@@ -20,7 +20,7 @@ final class UnrecordedCompletions implements OnceListener {
 
     @Override
     public void onStoreCall(StoreOperation operation, int keys, Duration elapsed, Throwable failure) {
-        if ((operation == StoreOperation.COMPLETE || operation == StoreOperation.COMPLETE_ALL) && failure != null) {
+        if (operation == StoreOperation.COMPLETE && failure != null) {
             failed.addAndGet(keys);
         }
     }

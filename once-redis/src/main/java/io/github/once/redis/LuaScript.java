@@ -24,14 +24,11 @@ final class LuaScript {
     static final LuaScript RENEW = single("renew", 2);
     static final LuaScript FIND = single("find", 0);
     static final LuaScript FIND_ALL = readBatch("find");
-    static final LuaScript INSERT = single("insert", 3);
-    static final LuaScript INSERT_ALL = batch("insert", 3);
     /** Operators' reads (RedisStoreInspector); not preloaded, they load on first use. */
     static final LuaScript INSPECT = single("inspect", 1);
     static final LuaScript INSPECT_ALL = batch("inspect", 1);
 
-    static final LuaScript[] ALL = {CLAIM, CLAIM_ALL, COMPLETE, COMPLETE_ALL, RELEASE, RENEW, FIND, FIND_ALL, INSERT,
-        INSERT_ALL};
+    static final LuaScript[] ALL = {CLAIM, CLAIM_ALL, COMPLETE, COMPLETE_ALL, RELEASE, RENEW, FIND, FIND_ALL};
 
     private final String name;
     private final int argsPerKey;

@@ -16,7 +16,6 @@ import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 import io.lettuce.core.cluster.api.StatefulRedisClusterConnection;
 import io.lettuce.core.codec.ByteArrayCodec;
 import io.lettuce.core.resource.ClientResources;
-import io.netty.util.Timer;
 
 import java.time.Duration;
 import java.util.List;
@@ -31,7 +30,6 @@ import java.util.concurrent.atomic.AtomicBoolean;
 final class RedisConnections implements AutoCloseable {
 
     private final RedisClusterAsyncCommands<byte[], byte[]> commands;
-    private final Timer timer;
     private final boolean cluster;
     private final AtomicBoolean closed = new AtomicBoolean();
     private final List<AutoCloseable> owned;
@@ -41,7 +39,6 @@ final class RedisConnections implements AutoCloseable {
             RedisClusterAsyncCommands<byte[], byte[]> commands, boolean cluster, List<AutoCloseable> owned,
             String description) {
         this.commands = commands;
-        this.timer = connection.getResources().timer();
         this.cluster = cluster;
         this.owned = owned;
         this.description = description;
@@ -101,11 +98,6 @@ final class RedisConnections implements AutoCloseable {
     /** Scripts, and for operators' reads SCAN and TIME (on a cluster SCAN walks every node). */
     RedisClusterAsyncCommands<byte[], byte[]> commands() {
         return commands;
-    }
-
-    /** The client's timer (Lettuce's own, shared by its connections): bounds the wait of asynchronous calls. */
-    Timer timer() {
-        return timer;
     }
 
     /** True on a cluster: keys of one batch may live on different nodes, so no script may take several. */

@@ -9,7 +9,7 @@ import io.github.once.spi.ClaimResult;
 import io.github.once.spi.Completion;
 import io.github.once.spi.IdempotencyStore;
 import io.github.once.spi.Lease;
-import io.github.once.spi.RecordCopy;
+import io.github.once.spi.StoreInspector;
 import io.lettuce.core.RedisCommandExecutionException;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisURI;
@@ -41,8 +41,8 @@ import org.slf4j.LoggerFactory;
 
 /**
  * Records in Redis, one hash per record, over Lettuce. Each of claim, complete, release, renew and find is one
- * Lua script call on one key (one round trip, atomic, Redis Cluster safe). On a single Redis {@link #claimAll} and
- * {@link #completeAll} run a whole batch as one script call (per {@value #BATCH_CHUNK} keys); on a cluster they
+ * Lua script call on one key (one round trip, atomic, Redis Cluster safe). On a single Redis {@link #claim} and
+ * {@link #complete} run a whole batch as one script call (per {@value #BATCH_CHUNK} keys); on a cluster they
  * pipeline one call per key. Deadlines come from the Redis server's clock
  * ({@code TIME}), so clock skew between consumers cannot break a lease. Redis expires records itself: an in-progress record at the later of its lease
  * and its retention (so the fencing counter survives a takeover), a completed one at its retention.
@@ -86,15 +86,14 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         this.connections = connections;
         this.keys = keys;
         this.timeout = timeout;
-        this.calls = new ScriptCalls(connections.commands(), connections.timer(), timeout);
+        this.calls = new ScriptCalls(connections.commands(), timeout);
     }
 
     public static Builder builder() {
         return new Builder();
     }
 
-    @Override
-    public ClaimResult claim(ClaimRequest request) {
+    private ClaimResult claimOne(ClaimRequest request) {
         byte[] key = keys.key(request.key());
         byte[][] args = claimArgs(request);
         List<Object> reply = calls.call(LuaScript.CLAIM, ScriptOutputType.MULTI, key, args);
@@ -102,28 +101,17 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     }
 
     /**
-     * On a single Redis one script call per {@value #BATCH_CHUNK} keys runs every claim of the batch in order; on
-     * a cluster every claim is its own call, all sent before any reply is read. Either way one round trip per
-     * chunk, and the answers are those of single claims in order.
+     * One key is one script call. On a single Redis one script call per {@value #BATCH_CHUNK} keys runs every claim
+     * of a batch in order; on a cluster every claim is its own call, all sent before any reply is read. Either way
+     * one round trip per chunk, and the answers are those of single claims in order.
      */
     @Override
-    public List<ClaimResult> claimAll(List<ClaimRequest> requests) {
-        if (requests.isEmpty()) {
-            return List.of();
+    public List<ClaimResult> claim(List<ClaimRequest> requests) {
+        if (requests.size() <= 1) {
+            return requests.isEmpty() ? List.of() : List.of(claimOne(requests.get(0)));
         }
         return claimResults(requests, onEachKey(LuaScript.CLAIM, LuaScript.CLAIM_ALL, ScriptOutputType.MULTI,
                 Calls.claims(keys, requests)));
-    }
-
-    /**
-     * {@link #claimAll} without holding any thread: the same script calls, answered on Lettuce's I/O thread (so
-     * stages that depend on it must not block; use their {@code ...Async} forms with an executor to do blocking
-     * work). Fails as {@code claimAll} would throw, with the same exceptions.
-     */
-    @Override
-    public CompletionStage<List<ClaimResult>> claimAllAsync(List<ClaimRequest> requests) {
-        return onEachKeyAsync(LuaScript.CLAIM, LuaScript.CLAIM_ALL, ScriptOutputType.MULTI,
-                () -> Calls.claims(keys, requests), replies -> claimResults(requests, replies));
     }
 
     private static List<ClaimResult> claimResults(List<ClaimRequest> requests, List<Object> replies) {
@@ -134,39 +122,21 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         return results;
     }
 
-    @Override
-    public boolean complete(Lease lease, byte[] result, Duration retention) {
+    private boolean completeOne(Lease lease, byte[] result, Duration retention) {
         requirePositive(retention, "retention");
         return Replies.done(calls.call(LuaScript.COMPLETE, ScriptOutputType.INTEGER, keys.key(lease.key()),
                 completeArgs(lease, result, retention)));
     }
 
-    /** One script call per chunk on a single Redis, one pipelined call per key on a cluster, as {@link #claimAll}. */
+    /** One script call per chunk on a single Redis, one pipelined call per key on a cluster, as {@link #claim}. */
     @Override
-    public List<Boolean> completeAll(List<Completion> completions) {
-        if (completions.isEmpty()) {
-            return List.of();
+    public List<Boolean> complete(List<Completion> completions) {
+        if (completions.size() <= 1) {
+            return completions.isEmpty() ? List.of() : List.of(completeOne(completions.get(0).lease(),
+                    completions.get(0).result(), completions.get(0).retention()));
         }
         return completionResults(onEachKey(LuaScript.COMPLETE, LuaScript.COMPLETE_ALL, ScriptOutputType.INTEGER,
                 Calls.completions(keys, completions)));
-    }
-
-    /** {@link #completeAll} without holding any thread, as {@link #claimAllAsync}. */
-    @Override
-    public CompletionStage<List<Boolean>> completeAllAsync(List<Completion> completions) {
-        return onEachKeyAsync(LuaScript.COMPLETE, LuaScript.COMPLETE_ALL, ScriptOutputType.INTEGER,
-                () -> Calls.completions(keys, completions), RedisIdempotencyStore::completionResults);
-    }
-
-    /**
-     * One step per key ({@code insert.lua}: a look-up, the record's fields and its expiry), one script call per
-     * chunk on a single Redis and one pipelined call per key on a cluster, without holding any thread, as
-     * {@link #claimAllAsync}. The record it writes holds no fingerprint.
-     */
-    @Override
-    public CompletionStage<List<Boolean>> insertCopiesAsync(List<RecordCopy> copies) {
-        return onEachKeyAsync(LuaScript.INSERT, LuaScript.INSERT_ALL, ScriptOutputType.INTEGER,
-                () -> Calls.inserts(keys, copies), RedisIdempotencyStore::completionResults);
     }
 
     private static List<Boolean> completionResults(List<Object> replies) {
@@ -202,11 +172,6 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
             return of(keys, keysToFind, key -> key, key -> NO_ARGS);
         }
 
-        static Calls inserts(KeyLayout keys, List<RecordCopy> copies) {
-            return of(keys, copies, RecordCopy::key, copy -> new byte[][] {millis(copy.retention()),
-                copy.result() == null ? WITHOUT_RESULT : WITH_RESULT, copy.result() == null ? EMPTY : copy.result()});
-        }
-
         static Calls completions(KeyLayout keys, List<Completion> completions) {
             return of(keys, completions, completion -> completion.lease().key(),
                     completion -> completeArgs(completion.lease(), completion.result(), completion.retention()));
@@ -230,18 +195,6 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         return replies;
     }
 
-    /** {@link #inChunks} without waiting: the chunk from {@code from} on, then the next once it answered. */
-    private CompletableFuture<List<Object>> inChunksAsync(LuaScript script, byte[][] keyNames, byte[][][] args,
-            int from, List<Object> replies) {
-        int to = Math.min(keyNames.length, from + BATCH_CHUNK);
-        return calls.<List<Object>>callAsync(script, ScriptOutputType.MULTI, Arrays.copyOfRange(keyNames, from, to),
-                chunkArgs(script, args, from, to)).thenCompose(reply -> {
-                    replies.addAll(Replies.batch(reply, to - from));
-                    return to < keyNames.length ? inChunksAsync(script, keyNames, args, to, replies)
-                            : CompletableFuture.completedFuture(replies);
-                });
-    }
-
     /** The arguments of keys {@code from} to {@code to}, one key's after another's, as a batch script takes them. */
     private static byte[][] chunkArgs(LuaScript script, byte[][][] args, int from, int to) {
         int perKey = script.argsPerKey();
@@ -252,23 +205,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         return chunkArgs;
     }
 
-    /**
-     * A stage that completes as {@code future} does, but with the failure itself rather than the
-     * {@link CompletionException} that dependent stages wrap it in: callers see what the synchronous call throws.
-     */
-    private static <T> CompletableFuture<T> settled(CompletableFuture<T> future) {
-        CompletableFuture<T> settled = new CompletableFuture<>();
-        future.whenComplete((value, failure) -> {
-            if (failure == null) {
-                settled.complete(value);
-            } else {
-                settled.completeExceptionally(ScriptCalls.cause(failure));
-            }
-        });
-        return settled;
-    }
-
-    /** Runs a single-key script on every key: as {@link #claimAll} does, one round trip per chunk. */
+    /** Runs a single-key script on every key: as {@link #claim} does, one round trip per chunk. */
     List<Object> onEachKey(LuaScript single, LuaScript batch, ScriptOutputType type, byte[][] keyNames,
             byte[][][] args) {
         return connections.cluster() ? eachKey(single, type, keyNames, args) : inChunks(batch, keyNames, args);
@@ -278,28 +215,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         return onEachKey(single, batch, type, calls.keyNames, calls.args);
     }
 
-    /**
-     * {@link #onEachKey} without waiting, then {@code answers} from the replies. Whatever fails, from preparing the
-     * calls on, fails the stage with the exception the synchronous call throws.
-     */
-    private <R> CompletionStage<List<R>> onEachKeyAsync(LuaScript single, LuaScript batch, ScriptOutputType type,
-            Supplier<Calls> prepare, Function<List<Object>, List<R>> answers) {
-        try {
-            Calls calls = prepare.get();
-            if (calls.keyNames.length == 0) {
-                return CompletableFuture.completedFuture(List.of());
-            }
-            CompletableFuture<List<Object>> replies = connections.cluster()
-                    ? eachKeyAsync(single, type, calls.keyNames, calls.args)
-                    : inChunksAsync(batch, calls.keyNames, calls.args, 0, new ArrayList<>());
-            return settled(replies.thenApply(answers));
-        } catch (RuntimeException e) {
-            return CompletableFuture.failedFuture(e);
-        }
-    }
-
     /** Operators' view of this store's records (counts and listings SCAN the key prefix). */
-    public RedisStoreInspector inspector() {
+    public StoreInspector inspector() {
         return new RedisStoreInspector(this, connections.commands(), calls, keys, timeout);
     }
 
@@ -318,27 +235,6 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
             replies.add(calls.await(futures.get(i), deadline, script, type, new byte[][] {keyNames[i]}, args[i]));
         }
         return replies;
-    }
-
-    /**
-     * {@link #eachKey} without waiting. Replies of one node arrive in order and each NOSCRIPT is retried as its
-     * reply arrives, so order among repeated keys is kept here too. Fails with the failure of the first key that
-     * failed, as {@code eachKey} would throw.
-     */
-    private CompletableFuture<List<Object>> eachKeyAsync(LuaScript script, ScriptOutputType type, byte[][] keyNames,
-            byte[][][] args) {
-        int n = keyNames.length;
-        List<CompletableFuture<Object>> futures = new ArrayList<>(n);
-        for (int i = 0; i < n; i++) {
-            futures.add(calls.callAsync(script, type, new byte[][] {keyNames[i]}, args[i]));
-        }
-        return CompletableFuture.allOf(futures.toArray(CompletableFuture[]::new)).handle((all, failure) -> {
-            List<Object> replies = new ArrayList<>(n);
-            for (CompletableFuture<Object> future : futures) {
-                replies.add(future.join()); // the first that failed throws here, in key order
-            }
-            return replies;
-        });
     }
 
     private static void requirePositive(Duration value, String name) {
@@ -367,8 +263,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
                 : Optional.of(new Lease(lease.key(), lease.token(), Instant.ofEpochMilli(until)));
     }
 
-    @Override
-    public Optional<IdempotencyRecord> find(IdempotencyKey key) {
+    private Optional<IdempotencyRecord> findOne(IdempotencyKey key) {
         Objects.requireNonNull(key, "key");
         List<Object> reply = calls.call(LuaScript.FIND, ScriptOutputType.MULTI, keys.key(key));
         return Replies.find(key, reply);
@@ -379,18 +274,14 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
      * find is sent before any reply is read. One round trip either way.
      */
     @Override
-    public List<Optional<IdempotencyRecord>> findAll(List<IdempotencyKey> keysToFind) {
+    public List<Optional<IdempotencyRecord>> find(List<IdempotencyKey> keysToFind) {
+        if (keysToFind.size() == 1) {
+            return List.of(findOne(keysToFind.get(0)));
+        }
         // As claims: one script call per chunk on a single Redis, one call per key (pipelined) on a cluster.
         Calls calls = Calls.finds(keys, keysToFind);
         return calls.keyNames.length == 0 ? List.of() : records(keysToFind,
                 onEachKey(LuaScript.FIND, LuaScript.FIND_ALL, ScriptOutputType.MULTI, calls));
-    }
-
-    /** {@link #findAll} without holding any thread, as {@link #claimAllAsync}. */
-    @Override
-    public CompletionStage<List<Optional<IdempotencyRecord>>> findAllAsync(List<IdempotencyKey> keysToFind) {
-        return onEachKeyAsync(LuaScript.FIND, LuaScript.FIND_ALL, ScriptOutputType.MULTI,
-                () -> Calls.finds(keys, keysToFind), replies -> records(keysToFind, replies));
     }
 
     @SuppressWarnings("unchecked")

@@ -5,20 +5,16 @@ import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
-import io.netty.util.Timeout;
-import io.netty.util.Timer;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
 import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.TimeoutException;
 
 /**
- * Sends the store's scripts by SHA-1 (EVALSHA) and waits a bounded time for the answer, on the caller's thread
- * ({@link #call}) or without holding any ({@link #callAsync}). A server that does not know a script (restarted,
+ * Sends the store's scripts by SHA-1 (EVALSHA) and waits a bounded time for the answer on the caller's thread
+ * ({@link #call}). A server that does not know a script (restarted,
  * flushed, or a new cluster node) answers NOSCRIPT; the script is then sent in full once (EVAL), which also caches
  * it there. Every failure to get an answer becomes a {@link StoreUnavailableException}: nothing is concluded
  * without a reply.
@@ -26,73 +22,13 @@ import java.util.concurrent.TimeoutException;
 final class ScriptCalls {
 
     private final RedisScriptingAsyncCommands<byte[], byte[]> commands;
-    private final Timer timer;
     private final Duration timeout;
     private final long timeoutNanos;
 
-    ScriptCalls(RedisScriptingAsyncCommands<byte[], byte[]> commands, Timer timer, Duration timeout) {
+    ScriptCalls(RedisScriptingAsyncCommands<byte[], byte[]> commands, Duration timeout) {
         this.commands = commands;
-        this.timer = timer;
         this.timeout = timeout;
         this.timeoutNanos = timeout.toNanos();
-    }
-
-    /**
-     * Calls one script on {@code keys} without waiting. The future completes with the reply, or exceptionally with
-     * the {@link StoreUnavailableException} {@link #call} would throw (a NOSCRIPT reply is answered by one EVAL, as
-     * there), at the latest after the timeout, on Lettuce's I/O thread or its timer's.
-     */
-    <T> CompletableFuture<T> callAsync(LuaScript script, ScriptOutputType type, byte[][] keys, byte[][] args) {
-        CompletableFuture<T> answer = new CompletableFuture<>();
-        RedisFuture<T> sent;
-        Timeout deadline;
-        try {
-            sent = commands.evalsha(script.sha1(), type, keys, args);
-            deadline = timer.newTimeout(expired -> {
-                if (answer.completeExceptionally(new StoreUnavailableException("Redis did not answer " + script
-                        + " on " + describe(keys) + " within " + timeout))) {
-                    sent.cancel(false);
-                }
-            }, timeoutNanos, TimeUnit.NANOSECONDS);
-        } catch (RuntimeException e) {
-            // Lettuce rejects commands up front when the connection is closed or its queue is full; a closed
-            // client's timer refuses new timeouts.
-            answer.completeExceptionally(unavailable(script, keys, e));
-            return answer;
-        }
-        answer.whenComplete((reply, failure) -> deadline.cancel());
-        sent.whenComplete((reply, failure) -> {
-            if (failure == null) {
-                answer.complete(reply);
-                return;
-            }
-            Throwable cause = cause(failure);
-            if (!(cause instanceof RedisNoScriptException)) {
-                answer.completeExceptionally(unavailable(script, keys, cause));
-                return;
-            }
-            try {
-                commands.<T>eval(script.body(), type, keys, args).whenComplete((again, refused) -> {
-                    if (refused == null) {
-                        answer.complete(again);
-                    } else {
-                        answer.completeExceptionally(unavailable(script, keys, cause(refused)));
-                    }
-                });
-            } catch (RuntimeException e) {
-                answer.completeExceptionally(unavailable(script, keys, e));
-            }
-        });
-        return answer;
-    }
-
-    /** The failure inside the wrappers futures put around it. */
-    static Throwable cause(Throwable failure) {
-        Throwable cause = failure;
-        while ((cause instanceof CompletionException || cause instanceof ExecutionException) && cause.getCause() != null) {
-            cause = cause.getCause();
-        }
-        return cause;
     }
 
     /** Calls one script on one key and waits for its reply. */

@@ -5,6 +5,7 @@ import io.github.once.StoreUnavailableException;
 import io.github.once.spi.ClaimRequest;
 import io.github.once.spi.ClaimResult;
 import io.github.once.spi.Lease;
+import io.github.once.testkit.StoreCalls;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -43,11 +44,11 @@ class RedisAclTest {
     private static void claimCompleteDuplicate(RedisIdempotencyStore store, String id) {
         IdempotencyKey key = IdempotencyKey.of("acl", id);
         ClaimRequest request = new ClaimRequest(key, "fp", Duration.ofMinutes(1), Duration.ofHours(1));
-        Lease lease = ((ClaimResult.Acquired) store.claim(request)).lease();
+        Lease lease = ((ClaimResult.Acquired) StoreCalls.claim(store, request)).lease();
         assertThat(store.renew(lease, Duration.ofMinutes(1))).isPresent();
-        assertThat(store.complete(lease, "ok".getBytes(StandardCharsets.UTF_8), Duration.ofHours(1))).isTrue();
-        assertThat(store.claim(request)).isInstanceOf(ClaimResult.Duplicate.class);
-        assertThat(store.find(key).orElseThrow().result()).isEqualTo("ok".getBytes(StandardCharsets.UTF_8));
+        assertThat(StoreCalls.complete(store, lease, "ok".getBytes(StandardCharsets.UTF_8), Duration.ofHours(1))).isTrue();
+        assertThat(StoreCalls.claim(store, request)).isInstanceOf(ClaimResult.Duplicate.class);
+        assertThat(StoreCalls.find(store, key).orElseThrow().result()).isEqualTo("ok".getBytes(StandardCharsets.UTF_8));
     }
 
     @Test
@@ -90,7 +91,7 @@ class RedisAclTest {
         try (RedisIdempotencyStore store = RedisIdempotencyStore.builder()
                 .uri("redis://once-app:s3cret@127.0.0.1:" + server.port())
                 .clientResources(SharedRedis.RESOURCES).keyPrefix("elsewhere:").build()) {
-            assertThatThrownBy(() -> store.claim(new ClaimRequest(IdempotencyKey.of("acl", "x"), "fp",
+            assertThatThrownBy(() -> StoreCalls.claim(store, new ClaimRequest(IdempotencyKey.of("acl", "x"), "fp",
                     Duration.ofMinutes(1), Duration.ofHours(1))))
                     .isInstanceOf(StoreUnavailableException.class)
                     .hasMessageContaining("NOPERM");

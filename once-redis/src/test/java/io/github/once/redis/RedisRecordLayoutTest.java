@@ -4,6 +4,7 @@ import io.github.once.IdempotencyKey;
 import io.github.once.spi.ClaimRequest;
 import io.github.once.spi.ClaimResult;
 import io.github.once.spi.Lease;
+import io.github.once.testkit.StoreCalls;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.api.sync.RedisCommands;
@@ -59,9 +60,9 @@ class RedisRecordLayoutTest {
     @Test
     void oneHashPerRecordUnderThePrefixedKey() {
         IdempotencyKey key = IdempotencyKey.of("orders", "42");
-        Lease lease = ((ClaimResult.Acquired) store.claim(
+        Lease lease = ((ClaimResult.Acquired) StoreCalls.claim(store,
                 new ClaimRequest(key, "fp", Duration.ofSeconds(30), Duration.ofHours(1)))).lease();
-        store.complete(lease, "receipt".getBytes(StandardCharsets.UTF_8), Duration.ofHours(24));
+        StoreCalls.complete(store, lease, "receipt".getBytes(StandardCharsets.UTF_8), Duration.ofHours(24));
 
         assertThat(store.redisKey(key)).isEqualTo(prefix + "{orders:42}");
         assertThat(redis.keys(prefix + "*")).containsExactly(prefix + "{orders:42}");
@@ -74,7 +75,7 @@ class RedisRecordLayoutTest {
     @Test
     void leaseDeadlineAndTokenComeFromTheRedisClock() {
         Instant before = redisTime();
-        Lease lease = ((ClaimResult.Acquired) store.claim(new ClaimRequest(IdempotencyKey.of("clock", "1"), "fp",
+        Lease lease = ((ClaimResult.Acquired) StoreCalls.claim(store, new ClaimRequest(IdempotencyKey.of("clock", "1"), "fp",
                 Duration.ofSeconds(30), Duration.ofHours(1)))).lease();
         Instant after = redisTime();
 
@@ -86,12 +87,12 @@ class RedisRecordLayoutTest {
     @Test
     void inProgressRecordOutlivesItsLeaseAndCompletedOneExpiresAfterItsRetention() {
         IdempotencyKey key = IdempotencyKey.of("ttl", "1");
-        Lease lease = ((ClaimResult.Acquired) store.claim(
+        Lease lease = ((ClaimResult.Acquired) StoreCalls.claim(store,
                 new ClaimRequest(key, "fp", Duration.ofSeconds(5), Duration.ofHours(2)))).lease();
         long inProgressTtl = redis.pttl(store.redisKey(key));
         assertThat(inProgressTtl).isCloseTo(Duration.ofHours(2).toMillis(), within(10_000L));
 
-        store.complete(lease, null, Duration.ofMinutes(10));
+        StoreCalls.complete(store, lease, null, Duration.ofMinutes(10));
         long completedTtl = redis.pttl(store.redisKey(key));
         assertThat(completedTtl).isCloseTo(Duration.ofMinutes(10).toMillis(), within(10_000L));
     }
@@ -99,7 +100,7 @@ class RedisRecordLayoutTest {
     @Test
     void renewingPastTheRetentionExtendsTheRecord() {
         IdempotencyKey key = IdempotencyKey.of("ttl", "2");
-        Lease lease = ((ClaimResult.Acquired) store.claim(
+        Lease lease = ((ClaimResult.Acquired) StoreCalls.claim(store,
                 new ClaimRequest(key, "fp", Duration.ofSeconds(5), Duration.ofMinutes(1)))).lease();
 
         store.renew(lease, Duration.ofMinutes(30)).orElseThrow();
@@ -110,7 +111,7 @@ class RedisRecordLayoutTest {
     @Test
     void idsWithBracesKeepTheirOwnKeys() {
         for (String id : new String[] {"{a}x", "{a}y", "a}b", "}", "{", "{}"}) {
-            assertThat(store.claim(new ClaimRequest(IdempotencyKey.of("braces", id), "fp", Duration.ofMinutes(1),
+            assertThat(StoreCalls.claim(store, new ClaimRequest(IdempotencyKey.of("braces", id), "fp", Duration.ofMinutes(1),
                     Duration.ofMinutes(1)))).as("claim of %s", id).isInstanceOf(ClaimResult.Acquired.class);
         }
         assertThat(redis.keys(prefix + "*")).hasSize(6);

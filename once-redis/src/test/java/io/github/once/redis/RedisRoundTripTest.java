@@ -6,9 +6,8 @@ import io.github.once.RecordState;
 import io.github.once.spi.ClaimRequest;
 import io.github.once.spi.ClaimResult;
 import io.github.once.spi.Completion;
-import io.github.once.spi.RecordCopy;
 import io.github.once.spi.Lease;
-import io.github.once.testkit.Answers;
+import io.github.once.testkit.StoreCalls;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.codec.ByteArrayCodec;
@@ -100,7 +99,7 @@ class RedisRoundTripTest {
         stats.reset();
 
         for (int i = 0; i < N; i++) {
-            assertThat(store.claim(request("single-" + i))).isInstanceOf(ClaimResult.Acquired.class);
+            assertThat(StoreCalls.claim(store, request("single-" + i))).isInstanceOf(ClaimResult.Acquired.class);
         }
 
         long reads = stats.reads() - baseline;
@@ -129,43 +128,20 @@ class RedisRoundTripTest {
                 IdempotencyKey key = IdempotencyKey.of(namespace, "lean-" + n++);
                 stats.reset();
 
-                ClaimResult claim = store.claim(new ClaimRequest(key, fingerprint, LEASE, RETENTION));
+                ClaimResult claim = StoreCalls.claim(store, new ClaimRequest(key, fingerprint, LEASE, RETENTION));
 
                 assertThat(allCommands()).as("commands to claim %s", key).isEqualTo(lean);
                 assertThat(((ClaimResult.Acquired) claim).takeovers()).isZero();
                 stats.reset();
 
-                assertThat(store.complete(((ClaimResult.Acquired) claim).lease(), result, RETENTION)).isTrue();
+                assertThat(StoreCalls.complete(store, ((ClaimResult.Acquired) claim).lease(), result, RETENTION)).isTrue();
 
                 assertThat(allCommands()).as("commands to complete %s", key).isEqualTo(lean);
-                IdempotencyRecord record = store.find(key).orElseThrow();
+                IdempotencyRecord record = StoreCalls.find(store, key).orElseThrow();
                 assertThat(record.fingerprint()).isEqualTo(fingerprint);
                 assertThat(record.result()).isEqualTo(result);
             }
         }
-    }
-
-    @Test
-    void asyncCallsSendWhatSyncCallsSend() {
-        List<ClaimRequest> batch = new ArrayList<>();
-        for (int i = 0; i < N; i++) {
-            batch.add(request("async-" + i));
-        }
-        stats.reset();
-
-        List<ClaimResult> claimed = store.claimAllAsync(batch).toCompletableFuture().join();
-
-        assertThat(claimed).hasSize(N).allMatch(r -> r instanceof ClaimResult.Acquired);
-        assertThat(storeCommands()).isEqualTo(Map.of("evalsha", 1L));
-        List<Completion> completions = new ArrayList<>();
-        for (ClaimResult result : claimed) {
-            completions.add(new Completion(((ClaimResult.Acquired) result).lease(), null, RETENTION));
-        }
-        assertThat(store.completeAllAsync(completions).toCompletableFuture().join()).hasSize(N).containsOnly(true);
-        assertThat(storeCommands()).isEqualTo(Map.of("evalsha", 2L));
-        assertThat(store.claimAllAsync(List.of(request("async-one"))).toCompletableFuture().join())
-                .hasExactlyElementsOfTypes(ClaimResult.Acquired.class);
-        assertThat(storeCommands()).isEqualTo(Map.of("evalsha", 3L));
     }
 
     @Test
@@ -178,7 +154,7 @@ class RedisRoundTripTest {
         long baseline = stats.reads();
         stats.reset();
 
-        List<ClaimResult> results = store.claimAll(batch);
+        List<ClaimResult> results = store.claim(batch);
 
         long reads = stats.reads() - baseline;
         assertThat(results).hasSize(N).allMatch(r -> r instanceof ClaimResult.Acquired);
@@ -196,8 +172,8 @@ class RedisRoundTripTest {
             ClaimRequest request = request("find-batch-" + i);
             keys.add(request.key());
             if (i % 2 == 0) {
-                ClaimResult.Acquired claimed = (ClaimResult.Acquired) store.claim(request);
-                assertThat(store.complete(claimed.lease(), ("r" + i).getBytes(StandardCharsets.UTF_8), RETENTION))
+                ClaimResult.Acquired claimed = (ClaimResult.Acquired) StoreCalls.claim(store, request);
+                assertThat(StoreCalls.complete(store, claimed.lease(), ("r" + i).getBytes(StandardCharsets.UTF_8), RETENTION))
                         .isTrue();
             }
         }
@@ -205,7 +181,7 @@ class RedisRoundTripTest {
         long baseline = stats.reads();
         stats.reset();
 
-        List<Optional<IdempotencyRecord>> found = store.findAll(keys);
+        List<Optional<IdempotencyRecord>> found = store.find(keys);
 
         long reads = stats.reads() - baseline;
         assertThat(storeCommands()).as("one script, which first asks whether any key exists")
@@ -234,33 +210,10 @@ class RedisRoundTripTest {
         }
         stats.reset();
 
-        List<Optional<IdempotencyRecord>> found = store.findAll(keys);
+        List<Optional<IdempotencyRecord>> found = store.find(keys);
 
         assertThat(allCommands()).isEqualTo(Map.of("evalsha", 1L, "time", 1L, "exists", 1L));
         assertThat(found).hasSize(N).allSatisfy(record -> assertThat(record).isEmpty());
-    }
-
-    @Test
-    void insertCopiesIsOneEvalshaForTheBatchAndOneStepPerKey() {
-        List<RecordCopy> copies = new ArrayList<>();
-        for (int i = 0; i < N; i++) {
-            copies.add(new RecordCopy(IdempotencyKey.of(namespace, "copy-" + i), ("r" + i).getBytes(StandardCharsets.UTF_8),
-                    RETENTION));
-        }
-        stats.reset();
-        long baseline = stats.reads();
-        stats.reset();
-
-        List<Boolean> written = store.insertCopiesAsync(copies).toCompletableFuture().join();
-
-        long reads = stats.reads() - baseline;
-        assertThat(written).hasSize(N).containsOnly(true);
-        assertThat(allCommands()).as("commands to insert %d copies", N)
-                .isEqualTo(Map.of("evalsha", 1L, "time", 1L, "hmget", (long) N, "hset", (long) N, "pexpireat", (long) N));
-        assertThat(reads).as("socket reads for a batch of %d copies", N).isEqualTo(1);
-        IdempotencyRecord record = store.find(IdempotencyKey.of(namespace, "copy-7")).orElseThrow();
-        assertThat(record.state()).isEqualTo(RecordState.COMPLETED);
-        assertThat(record.result()).isEqualTo("r7".getBytes(StandardCharsets.UTF_8));
     }
 
     @Test
@@ -270,7 +223,7 @@ class RedisRoundTripTest {
             batch.add(request("complete-batch-" + i));
         }
         List<Completion> completions = new ArrayList<>();
-        for (ClaimResult claimed : store.claimAll(batch)) {
+        for (ClaimResult claimed : store.claim(batch)) {
             completions.add(new Completion(((ClaimResult.Acquired) claimed).lease(),
                     "done".getBytes(StandardCharsets.UTF_8), RETENTION));
         }
@@ -278,14 +231,14 @@ class RedisRoundTripTest {
         long baseline = stats.reads();
         stats.reset();
 
-        List<Boolean> recorded = store.completeAll(completions);
+        List<Boolean> recorded = store.complete(completions);
 
         long reads = stats.reads() - baseline;
         assertThat(recorded).hasSize(N).containsOnly(true);
         assertThat(storeCommands()).isEqualTo(Map.of("evalsha", 1L));
         assertThat(scriptReads()).isEqualTo(N);
         assertThat(reads).as("socket reads for a batch of %d completions", N).isEqualTo(1);
-        assertThat(store.find(IdempotencyKey.of(namespace, "complete-batch-7")).orElseThrow().result())
+        assertThat(StoreCalls.find(store, IdempotencyKey.of(namespace, "complete-batch-7")).orElseThrow().result())
                 .isEqualTo("done".getBytes(StandardCharsets.UTF_8));
     }
 
@@ -301,11 +254,11 @@ class RedisRoundTripTest {
             stats.reset();
 
             List<Completion> completions = new ArrayList<>();
-            for (ClaimResult claimed : borrowing.claimAll(batch)) {
+            for (ClaimResult claimed : borrowing.claim(batch)) {
                 completions.add(new Completion(((ClaimResult.Acquired) claimed).lease(), null, RETENTION));
             }
             assertThat(storeCommands()).isEqualTo(Map.of("evalsha", 1L));
-            assertThat(borrowing.completeAll(completions)).hasSize(N).containsOnly(true);
+            assertThat(borrowing.complete(completions)).hasSize(N).containsOnly(true);
             assertThat(storeCommands()).isEqualTo(Map.of("evalsha", 2L));
         } finally {
             client.shutdown();
@@ -325,17 +278,17 @@ class RedisRoundTripTest {
         assertThat(batchRequests).hasSize(450);
         stats.reset();
 
-        List<ClaimResult> batched = store.claimAll(batchRequests);
+        List<ClaimResult> batched = store.claim(batchRequests);
 
         int chunks = (450 + RedisIdempotencyStore.BATCH_CHUNK - 1) / RedisIdempotencyStore.BATCH_CHUNK;
         assertThat(chunks).isGreaterThan(2);
         assertThat(storeCommands()).isEqualTo(Map.of("evalsha", (long) chunks));
         List<ClaimResult> singles = new ArrayList<>();
         for (ClaimRequest request : singleRequests) {
-            singles.add(store.claim(request));
+            singles.add(StoreCalls.claim(store, request));
         }
-        assertThat(batched.stream().map(Answers::describe).toList())
-                .isEqualTo(singles.stream().map(Answers::describe).toList());
+        assertThat(batched.stream().map(StoreCalls::describe).toList())
+                .isEqualTo(singles.stream().map(StoreCalls::describe).toList());
         assertThat(batched.stream().map(r -> r.getClass().getSimpleName()).distinct())
                 .containsExactlyInAnyOrder("Acquired", "Busy", "Duplicate", "Conflict");
 
@@ -344,20 +297,20 @@ class RedisRoundTripTest {
         assertThat(batchCompletions).hasSizeGreaterThan(RedisIdempotencyStore.BATCH_CHUNK);
         stats.reset();
 
-        List<Boolean> batchDone = store.completeAll(batchCompletions);
+        List<Boolean> batchDone = store.complete(batchCompletions);
 
         assertThat(storeCommands()).isEqualTo(Map.of("evalsha",
                 (long) (batchCompletions.size() + RedisIdempotencyStore.BATCH_CHUNK - 1)
                         / RedisIdempotencyStore.BATCH_CHUNK));
         List<Boolean> singleDone = new ArrayList<>();
         for (Completion completion : singleCompletions) {
-            singleDone.add(store.complete(completion.lease(), completion.result(), completion.retention()));
+            singleDone.add(StoreCalls.complete(store, completion.lease(), completion.result(), completion.retention()));
         }
         assertThat(batchDone).isEqualTo(singleDone).contains(true, false);
         for (int i = 0; i < 300; i++) {
-            assertThat(store.find(IdempotencyKey.of(batchSpace, "k-" + i)).map(Answers::describe))
+            assertThat(StoreCalls.find(store, IdempotencyKey.of(batchSpace, "k-" + i)).map(StoreCalls::describe))
                     .as("record k-%d", i)
-                    .isEqualTo(store.find(IdempotencyKey.of(singleSpace, "k-" + i)).map(Answers::describe));
+                    .isEqualTo(StoreCalls.find(store, IdempotencyKey.of(singleSpace, "k-" + i)).map(StoreCalls::describe));
         }
     }
 
@@ -370,9 +323,9 @@ class RedisRoundTripTest {
         for (int i = 0; i < 300; i++) {
             IdempotencyKey key = IdempotencyKey.of(space, "k-" + i);
             switch (i % 5) {
-                case 0 -> store.claim(new ClaimRequest(key, "fp", LEASE, RETENTION));
-                case 1 -> store.complete(acquire(key, "fp"), ("r-" + i).getBytes(StandardCharsets.UTF_8), RETENTION);
-                case 2 -> store.complete(acquire(key, "fp-old"), null, RETENTION);
+                case 0 -> StoreCalls.claim(store, new ClaimRequest(key, "fp", LEASE, RETENTION));
+                case 1 -> StoreCalls.complete(store, acquire(key, "fp"), ("r-" + i).getBytes(StandardCharsets.UTF_8), RETENTION);
+                case 2 -> StoreCalls.complete(store, acquire(key, "fp-old"), null, RETENTION);
                 case 3 -> store.release(acquire(key, "fp"));
                 default -> {
                 }
@@ -387,7 +340,7 @@ class RedisRoundTripTest {
     }
 
     private Lease acquire(IdempotencyKey key, String fingerprint) {
-        return ((ClaimResult.Acquired) store.claim(new ClaimRequest(key, fingerprint, LEASE, RETENTION))).lease();
+        return ((ClaimResult.Acquired) StoreCalls.claim(store, new ClaimRequest(key, fingerprint, LEASE, RETENTION))).lease();
     }
 
     /** Every lease won, a forged one (next token) for every third, then every lease again. */
@@ -412,17 +365,17 @@ class RedisRoundTripTest {
 
     @Test
     void completeRenewReleaseAndFindAreOneEvalshaEach() {
-        Lease lease = ((ClaimResult.Acquired) store.claim(request("ops"))).lease();
-        Lease other = ((ClaimResult.Acquired) store.claim(request("ops-2"))).lease();
+        Lease lease = ((ClaimResult.Acquired) StoreCalls.claim(store, request("ops"))).lease();
+        Lease other = ((ClaimResult.Acquired) StoreCalls.claim(store, request("ops-2"))).lease();
         stats.reset();
 
         lease = store.renew(lease, LEASE).orElseThrow();
         assertThat(storeCommands()).isEqualTo(Map.of("evalsha", 1L));
-        assertThat(store.complete(lease, "done".getBytes(StandardCharsets.UTF_8), RETENTION)).isTrue();
+        assertThat(StoreCalls.complete(store, lease, "done".getBytes(StandardCharsets.UTF_8), RETENTION)).isTrue();
         assertThat(storeCommands()).isEqualTo(Map.of("evalsha", 2L));
         assertThat(store.release(other)).isTrue();
         assertThat(storeCommands()).isEqualTo(Map.of("evalsha", 3L));
-        assertThat(store.find(lease.key())).isPresent();
+        assertThat(StoreCalls.find(store, lease.key())).isPresent();
         assertThat(storeCommands()).isEqualTo(Map.of("evalsha", 4L));
         assertThat(scriptReads()).isEqualTo(4);
     }
@@ -432,9 +385,9 @@ class RedisRoundTripTest {
         stats.redis().scriptFlush();
         stats.reset();
 
-        assertThat(store.claim(request("flushed-1"))).isInstanceOf(ClaimResult.Acquired.class);
+        assertThat(StoreCalls.claim(store, request("flushed-1"))).isInstanceOf(ClaimResult.Acquired.class);
         assertThat(storeCommands()).isEqualTo(Map.of("evalsha", 1L, "eval", 1L));
-        assertThat(store.claim(request("flushed-2"))).isInstanceOf(ClaimResult.Acquired.class);
+        assertThat(StoreCalls.claim(store, request("flushed-2"))).isInstanceOf(ClaimResult.Acquired.class);
         assertThat(storeCommands()).isEqualTo(Map.of("evalsha", 2L, "eval", 1L));
     }
 
@@ -443,7 +396,7 @@ class RedisRoundTripTest {
         stats.redis().scriptFlush();
         stats.reset();
 
-        List<ClaimResult> results = store.claimAll(List.of(request("again"), request("again"), request("other")));
+        List<ClaimResult> results = store.claim(List.of(request("again"), request("again"), request("other")));
 
         assertThat(storeCommands()).isEqualTo(Map.of("evalsha", 1L, "eval", 1L));
         assertThat(results.get(0)).isInstanceOf(ClaimResult.Acquired.class);

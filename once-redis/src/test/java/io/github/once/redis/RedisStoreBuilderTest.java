@@ -3,6 +3,7 @@ package io.github.once.redis;
 import io.github.once.IdempotencyKey;
 import io.github.once.spi.ClaimRequest;
 import io.github.once.spi.ClaimResult;
+import io.github.once.testkit.StoreCalls;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.codec.ByteArrayCodec;
@@ -81,8 +82,8 @@ class RedisStoreBuilderTest {
                     Duration.ofMinutes(1));
             try (RedisIdempotencyStore store = RedisIdempotencyStore.builder().connection(connection)
                     .keyPrefix(prefix).build()) {
-                assertThat(store.claim(request)).isInstanceOf(ClaimResult.Acquired.class);
-                assertThat(store.claimAll(java.util.List.of(request))).singleElement()
+                assertThat(StoreCalls.claim(store, request)).isInstanceOf(ClaimResult.Acquired.class);
+                assertThat(store.claim(java.util.List.of(request))).singleElement()
                         .isInstanceOf(ClaimResult.Busy.class);
             }
             assertThat(connection.isOpen()).isTrue();

@@ -7,6 +7,7 @@ import io.github.once.spi.IdempotencyStore;
 import io.github.once.spi.RecordCounts;
 import io.github.once.spi.RecordStanding;
 import io.github.once.spi.StoreInspector;
+import io.github.once.testkit.StoreCalls;
 import io.github.once.testkit.StoreInspectorContract;
 
 import java.time.Duration;
@@ -43,7 +44,7 @@ class RedisStoreInspectorTest extends StoreInspectorContract {
     @Test
     void inspectNamesTheRedisKey() {
         IdempotencyKey key = IdempotencyKey.of(namespace, "order-1");
-        assertThat(store.claim(new ClaimRequest(key, null, Duration.ofMinutes(1), Duration.ofMinutes(5))))
+        assertThat(StoreCalls.claim(store, new ClaimRequest(key, null, Duration.ofMinutes(1), Duration.ofMinutes(5))))
                 .isInstanceOf(ClaimResult.Acquired.class);
 
         assertThat(inspector.inspect(key).orElseThrow().storageKey()).isEqualTo(prefix + "{" + namespace + ":order-1}");
@@ -56,9 +57,9 @@ class RedisStoreInspectorTest extends StoreInspectorContract {
         String plain = prefix + "axyb\\";
         try (RedisIdempotencyStore a = store(globby); RedisIdempotencyStore b = store(plain)) {
             IdempotencyKey key = IdempotencyKey.of(namespace, "k");
-            a.claim(new ClaimRequest(key, null, Duration.ofMinutes(1), Duration.ofMinutes(5)));
-            b.claim(new ClaimRequest(key, null, Duration.ofMinutes(1), Duration.ofMinutes(5)));
-            b.claim(new ClaimRequest(IdempotencyKey.of(namespace, "k2"), null, Duration.ofMinutes(1),
+            StoreCalls.claim(a, new ClaimRequest(key, null, Duration.ofMinutes(1), Duration.ofMinutes(5)));
+            StoreCalls.claim(b, new ClaimRequest(key, null, Duration.ofMinutes(1), Duration.ofMinutes(5)));
+            StoreCalls.claim(b, new ClaimRequest(IdempotencyKey.of(namespace, "k2"), null, Duration.ofMinutes(1),
                     Duration.ofMinutes(5)));
 
             RecordCounts counts = a.inspector().count(null);

@@ -5,6 +5,7 @@ import io.github.once.StoreUnavailableException;
 import io.github.once.spi.ClaimRequest;
 import io.github.once.spi.ClaimResult;
 import io.github.once.spi.Lease;
+import io.github.once.testkit.StoreCalls;
 import io.lettuce.core.SslOptions;
 
 import java.io.IOException;
@@ -56,9 +57,9 @@ class RedisTlsTest {
                 .clientResources(SharedRedis.RESOURCES).build()) {
             ClaimRequest request = new ClaimRequest(IdempotencyKey.of("tls", "1"), "fp", Duration.ofMinutes(1),
                     Duration.ofHours(1));
-            Lease lease = ((ClaimResult.Acquired) store.claim(request)).lease();
-            assertThat(store.complete(lease, "ok".getBytes(StandardCharsets.UTF_8), Duration.ofHours(1))).isTrue();
-            assertThat(store.claim(request)).isInstanceOf(ClaimResult.Duplicate.class);
+            Lease lease = ((ClaimResult.Acquired) StoreCalls.claim(store, request)).lease();
+            assertThat(StoreCalls.complete(store, lease, "ok".getBytes(StandardCharsets.UTF_8), Duration.ofHours(1))).isTrue();
+            assertThat(StoreCalls.claim(store, request)).isInstanceOf(ClaimResult.Duplicate.class);
         }
     }
 

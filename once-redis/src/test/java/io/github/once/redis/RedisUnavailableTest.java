@@ -8,11 +8,11 @@ import io.github.once.spi.ClaimRequest;
 import io.github.once.spi.ClaimResult;
 import io.github.once.spi.Completion;
 import io.github.once.spi.Lease;
+import io.github.once.testkit.StoreCalls;
 
 import java.time.Duration;
 import java.util.List;
 import java.util.UUID;
-import java.util.concurrent.CompletableFuture;
 
 import org.assertj.core.api.ThrowableAssert.ThrowingCallable;
 import org.junit.jupiter.api.AfterEach;
@@ -68,66 +68,21 @@ class RedisUnavailableTest {
 
     @Test
     void frozenServerTimesOutEveryOperation() {
-        Lease lease = ((ClaimResult.Acquired) store.claim(request("held"))).lease();
+        Lease lease = ((ClaimResult.Acquired) StoreCalls.claim(store, request("held"))).lease();
         server.pause();
         try {
-            assertUnavailableWithinTimeout(() -> store.claim(request("while-frozen")));
-            assertUnavailableWithinTimeout(() -> store.claimAll(List.of(request("batch-1"), request("batch-2"))));
+            assertUnavailableWithinTimeout(() -> StoreCalls.claim(store, request("while-frozen")));
+            assertUnavailableWithinTimeout(() -> store.claim(List.of(request("batch-1"), request("batch-2"))));
             assertUnavailableWithinTimeout(() -> store.renew(lease, LEASE));
-            assertUnavailableWithinTimeout(() -> store.complete(lease, new byte[] {1}, RETENTION));
+            assertUnavailableWithinTimeout(() -> StoreCalls.complete(store, lease, new byte[] {1}, RETENTION));
             assertUnavailableWithinTimeout(() -> store.release(lease));
-            assertUnavailableWithinTimeout(() -> store.find(lease.key()));
+            assertUnavailableWithinTimeout(() -> StoreCalls.find(store, lease.key()));
         } finally {
             server.resume();
         }
 
         // Back to normal on the same connection.
-        assertThat(store.claim(request("after"))).isInstanceOf(ClaimResult.Acquired.class);
-    }
-
-    /**
-     * Asynchronous calls to a frozen server return at once, before any answer, and fail with
-     * {@link StoreUnavailableException} within the timeout, as the synchronous ones throw it.
-     */
-    @Test
-    void frozenServerFailsAsyncCallsWithinTheTimeout() {
-        Lease lease = ((ClaimResult.Acquired) store.claim(request("held-async"))).lease();
-        server.pause();
-        try {
-            long started = System.nanoTime();
-            CompletableFuture<?> claims = store.claimAllAsync(List.of(request("a-1"), request("a-2")))
-                    .toCompletableFuture();
-            CompletableFuture<?> completions = store.completeAllAsync(
-                    List.of(new Completion(lease, new byte[] {1}, RETENTION))).toCompletableFuture();
-            assertThat(claims).as("claims as the call returned, before Redis could answer").isNotDone();
-            assertThat(completions).as("completions as the call returned").isNotDone();
-
-            assertFailsUnavailableWithinTimeout(claims, started);
-            assertFailsUnavailableWithinTimeout(completions, started);
-        } finally {
-            server.resume();
-        }
-
-        assertThat(store.claimAllAsync(List.of(request("after-async"))).toCompletableFuture().join())
-                .hasExactlyElementsOfTypes(ClaimResult.Acquired.class);
-    }
-
-    @Test
-    void stoppedServerFailsAsyncCalls() {
-        assertThat(store.claim(request("before-async"))).isInstanceOf(ClaimResult.Acquired.class);
-        server.close();
-
-        long started = System.nanoTime();
-        assertFailsUnavailableWithinTimeout(store.claimAllAsync(List.of(request("after-stop-async")))
-                .toCompletableFuture(), started);
-    }
-
-    /** The stage fails with StoreUnavailableException itself (not wrapped) within the bound from {@code started}. */
-    private static void assertFailsUnavailableWithinTimeout(CompletableFuture<?> stage, long started) {
-        Throwable failure = await().atMost(BOUND).until(() -> stage.handle((value, e) -> e).getNow(null),
-                e -> e != null);
-        assertThat(failure).isInstanceOf(StoreUnavailableException.class);
-        assertThat(Duration.ofNanos(System.nanoTime() - started)).as("time to give up").isLessThan(BOUND);
+        assertThat(StoreCalls.claim(store, request("after"))).isInstanceOf(ClaimResult.Acquired.class);
     }
 
     /**
@@ -139,27 +94,27 @@ class RedisUnavailableTest {
     void claimThatTimedOutMayStillTakeEffectAndLapsesWithItsLease() {
         server.pause();
         try {
-            assertUnavailableWithinTimeout(() -> store.claim(
+            assertUnavailableWithinTimeout(() -> StoreCalls.claim(store,
                     new ClaimRequest(IdempotencyKey.of(namespace, "late"), "fp", Duration.ofMillis(300), RETENTION)));
         } finally {
             server.resume();
         }
         IdempotencyKey key = IdempotencyKey.of(namespace, "late");
 
-        IdempotencyRecord record = store.find(key).orElseThrow();
+        IdempotencyRecord record = StoreCalls.find(store, key).orElseThrow();
 
         assertThat(record.state()).isEqualTo(RecordState.IN_PROGRESS);
         org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(5)).pollInterval(Duration.ofMillis(50))
-                .until(() -> store.claim(request("late")) instanceof ClaimResult.Acquired);
+                .until(() -> StoreCalls.claim(store, request("late")) instanceof ClaimResult.Acquired);
     }
 
     @Test
     void stoppedServerIsUnavailable() {
-        assertThat(store.claim(request("before"))).isInstanceOf(ClaimResult.Acquired.class);
+        assertThat(StoreCalls.claim(store, request("before"))).isInstanceOf(ClaimResult.Acquired.class);
         server.close();
 
-        assertUnavailableWithinTimeout(() -> store.claim(request("after-stop")));
-        assertUnavailableWithinTimeout(() -> store.claimAll(List.of(request("after-stop-batch"))));
+        assertUnavailableWithinTimeout(() -> StoreCalls.claim(store, request("after-stop")));
+        assertUnavailableWithinTimeout(() -> store.claim(List.of(request("after-stop-batch"))));
     }
 
     @Test

@@ -9,7 +9,6 @@ import io.github.once.spi.ClaimResult;
 import io.github.once.spi.Completion;
 import io.github.once.spi.IdempotencyStore;
 import io.github.once.spi.Lease;
-import io.github.once.spi.RecordCopy;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -60,9 +59,8 @@ import static org.awaitility.Awaitility.await;
  * Each test works in a random namespace of its own, so runs may share one service. Leases and retentions are
  * short ({@link #shortLease()}); waits are bounded polls, never fixed sleeps.
  *
- * <p>The asynchronous calls ({@code claimAllAsync}, {@code completeAllAsync}) must answer exactly as the synchronous
- * ones, and report failures through their stage with the exception the synchronous call throws (never wrapped, never
- * thrown by the call itself). For the failures, supply {@link #createFailingStore()} as well.
+ * <p>Supply {@link #createFailingStore()} as well: a store of the same kind that cannot reach its service, to
+ * check that it fails rather than answers.
  */
 public abstract class IdempotencyStoreContract {
 
@@ -77,8 +75,8 @@ public abstract class IdempotencyStoreContract {
 
     /**
      * A store of the same kind whose claims of new keys fail: its service unreachable (a closed port, a closed
-     * connection) or the store full. The contract checks that the asynchronous calls report such a failure through
-     * their stage. Every store supplies one; without it the test that needs it fails, naming this method.
+     * connection) or the store full. Every store supplies one; without it the test that needs it fails, naming
+     * this method.
      */
     protected IdempotencyStore createFailingStore() {
         return null;
@@ -120,7 +118,7 @@ public abstract class IdempotencyStoreContract {
     }
 
     protected Lease acquire(IdempotencyKey key, String fingerprint, Duration lease) {
-        ClaimResult result = store.claim(request(key, fingerprint, lease));
+        ClaimResult result = StoreCalls.claim(store, request(key, fingerprint, lease));
         assertThat(result).as("claim of %s", key).isInstanceOf(ClaimResult.Acquired.class);
         return ((ClaimResult.Acquired) result).lease();
     }
@@ -146,7 +144,7 @@ public abstract class IdempotencyStoreContract {
         assertThat(lease.key()).isEqualTo(key);
         assertThat(lease.token()).isPositive();
         assertThat(lease.deadline()).isAfter(before.plus(LONG).minusSeconds(60));
-        IdempotencyRecord record = store.find(key).orElseThrow();
+        IdempotencyRecord record = StoreCalls.find(store, key).orElseThrow();
         assertThat(record.state()).isEqualTo(RecordState.IN_PROGRESS);
         assertThat(record.token()).isEqualTo(lease.token());
         assertThat(record.fingerprint()).isEqualTo("fp-1");
@@ -154,16 +152,16 @@ public abstract class IdempotencyStoreContract {
     }
 
     @Test
-    @DisplayName("findAll answers each key, in order, as find does: completed, in progress, absent, a key twice;"
-            + " findAllAsync answers as findAll")
-    void findAllAnswersAsFindDoes() {
+    @DisplayName("find answers each key of a batch, in order, as it answers each alone: completed, in progress,"
+            + " absent, a key twice")
+    void findAnswersAsFindDoes() {
         IdempotencyKey done = key("find-done");
         IdempotencyKey working = key("find-working");
         IdempotencyKey absent = key("find-absent");
-        assertThat(store.complete(acquire(done), bytes("receipt"), RETENTION)).isTrue();
+        assertThat(StoreCalls.complete(store, acquire(done), bytes("receipt"), RETENTION)).isTrue();
         Lease lease = acquire(working);
 
-        List<Optional<IdempotencyRecord>> found = store.findAll(List.of(done, working, absent, done));
+        List<Optional<IdempotencyRecord>> found = store.find(List.of(done, working, absent, done));
 
         assertThat(found).hasSize(4);
         assertThat(found.get(0)).get().satisfies(r -> {
@@ -177,21 +175,7 @@ public abstract class IdempotencyStoreContract {
         });
         assertThat(found.get(2)).isEmpty();
         assertThat(found.get(3)).get().extracting(IdempotencyRecord::state).isEqualTo(RecordState.COMPLETED);
-        assertThat(store.findAll(List.of())).isEmpty();
-
-        CompletableFuture<List<Optional<IdempotencyRecord>>> read =
-                store.findAllAsync(List.of(done, working, absent, done)).toCompletableFuture();
-        await().atMost(ASYNC_BOUND).until(read::isDone);
-        assertThat(described(read.join())).isEqualTo(described(found))
-                .contains("COMPLETED token ", "result receipt", "IN_PROGRESS token ", ", absent, ");
-        assertThat(store.findAllAsync(List.of()).toCompletableFuture().join()).isEmpty();
-    }
-
-    /** Records as text that two reads of the same records share (a result's bytes, not the array's identity). */
-    private static String described(List<Optional<IdempotencyRecord>> records) {
-        return records.stream().map(found -> found.map(r -> r.state() + " token " + r.token() + " result "
-                + (r.result() == null ? "none" : new String(r.result(), StandardCharsets.UTF_8)))
-                .orElse("absent")).collect(Collectors.joining(", "));
+        assertThat(store.find(List.of())).isEmpty();
     }
 
     @Test
@@ -200,7 +184,7 @@ public abstract class IdempotencyStoreContract {
         IdempotencyKey key = key("order-2");
         Lease lease = acquire(key);
 
-        ClaimResult second = store.claim(request(key, "fp-1", LONG));
+        ClaimResult second = StoreCalls.claim(store, request(key, "fp-1", LONG));
 
         assertThat(second).isInstanceOf(ClaimResult.Busy.class);
         Instant until = ((ClaimResult.Busy) second).leaseUntil();
@@ -212,9 +196,9 @@ public abstract class IdempotencyStoreContract {
     void completedKeyIsDuplicate() {
         IdempotencyKey key = key("order-3");
         Lease lease = acquire(key);
-        assertThat(store.complete(lease, bytes("receipt-42"), RETENTION)).isTrue();
+        assertThat(StoreCalls.complete(store, lease, bytes("receipt-42"), RETENTION)).isTrue();
 
-        ClaimResult again = store.claim(request(key, "fp-1", LONG));
+        ClaimResult again = StoreCalls.claim(store, request(key, "fp-1", LONG));
 
         assertThat(again).isInstanceOf(ClaimResult.Duplicate.class);
         IdempotencyRecord record = ((ClaimResult.Duplicate) again).record();
@@ -222,20 +206,20 @@ public abstract class IdempotencyStoreContract {
         assertThat(record.result()).isEqualTo(bytes("receipt-42"));
         assertThat(record.token()).isEqualTo(lease.token());
         assertThat(record.key()).isEqualTo(key);
-        assertThat(store.find(key)).get().extracting(IdempotencyRecord::state).isEqualTo(RecordState.COMPLETED);
+        assertThat(StoreCalls.find(store, key)).get().extracting(IdempotencyRecord::state).isEqualTo(RecordState.COMPLETED);
     }
 
     @Test
     @DisplayName("another fingerprint on a completed key is a conflict")
     void otherFingerprintOnCompletedIsConflict() {
         IdempotencyKey key = key("order-4");
-        store.complete(acquire(key, "fp-a", LONG), bytes("done"), RETENTION);
+        StoreCalls.complete(store, acquire(key, "fp-a", LONG), bytes("done"), RETENTION);
 
-        ClaimResult other = store.claim(request(key, "fp-b", LONG));
+        ClaimResult other = StoreCalls.claim(store, request(key, "fp-b", LONG));
 
         assertThat(other).isInstanceOf(ClaimResult.Conflict.class);
         assertThat(((ClaimResult.Conflict) other).record().fingerprint()).isEqualTo("fp-a");
-        assertThat(store.claim(request(key, "fp-a", LONG))).isInstanceOf(ClaimResult.Duplicate.class);
+        assertThat(StoreCalls.claim(store, request(key, "fp-a", LONG))).isInstanceOf(ClaimResult.Duplicate.class);
     }
 
     @Test
@@ -244,23 +228,23 @@ public abstract class IdempotencyStoreContract {
         IdempotencyKey key = key("order-5");
         acquire(key, "fp-a", LONG);
 
-        assertThat(store.claim(request(key, "fp-b", LONG))).isInstanceOf(ClaimResult.Conflict.class);
+        assertThat(StoreCalls.claim(store, request(key, "fp-b", LONG))).isInstanceOf(ClaimResult.Conflict.class);
     }
 
     @Test
     @DisplayName("a missing fingerprint never conflicts")
     void noFingerprintNeverConflicts() {
         IdempotencyKey key = key("order-6");
-        store.complete(acquire(key, null, LONG), null, RETENTION);
+        StoreCalls.complete(store, acquire(key, null, LONG), null, RETENTION);
 
-        assertThat(store.claim(request(key, "fp-x", LONG))).isInstanceOf(ClaimResult.Duplicate.class);
-        assertThat(store.claim(request(key, null, LONG))).isInstanceOf(ClaimResult.Duplicate.class);
+        assertThat(StoreCalls.claim(store, request(key, "fp-x", LONG))).isInstanceOf(ClaimResult.Duplicate.class);
+        assertThat(StoreCalls.claim(store, request(key, null, LONG))).isInstanceOf(ClaimResult.Duplicate.class);
     }
 
     @Test
     @DisplayName("an unknown key is not found")
     void unknownKeyIsNotFound() {
-        assertThat(store.find(key("never-claimed"))).isEmpty();
+        assertThat(StoreCalls.find(store, key("never-claimed"))).isEmpty();
     }
 
     // ---------------------------------------------------------------- fencing
@@ -273,15 +257,15 @@ public abstract class IdempotencyStoreContract {
         Lease forged = new Lease(key, lease.token() + 1, lease.deadline());
         Lease older = new Lease(key, Math.max(1, lease.token() - 1), lease.deadline());
 
-        assertThat(store.complete(forged, bytes("x"), RETENTION)).isFalse();
-        assertThat(store.complete(older, bytes("x"), RETENTION)).isFalse();
+        assertThat(StoreCalls.complete(store, forged, bytes("x"), RETENTION)).isFalse();
+        assertThat(StoreCalls.complete(store, older, bytes("x"), RETENTION)).isFalse();
         assertThat(store.renew(forged, LONG)).isEmpty();
         assertThat(store.release(forged)).isFalse();
 
-        IdempotencyRecord record = store.find(key).orElseThrow();
+        IdempotencyRecord record = StoreCalls.find(store, key).orElseThrow();
         assertThat(record.state()).isEqualTo(RecordState.IN_PROGRESS);
         assertThat(record.token()).isEqualTo(lease.token());
-        assertThat(store.complete(lease, bytes("ok"), RETENTION)).isTrue();
+        assertThat(StoreCalls.complete(store, lease, bytes("ok"), RETENTION)).isTrue();
     }
 
     @Test
@@ -289,12 +273,12 @@ public abstract class IdempotencyStoreContract {
     void completedLeaseIsFinal() {
         IdempotencyKey key = key("fence-2");
         Lease lease = acquire(key);
-        assertThat(store.complete(lease, bytes("first"), RETENTION)).isTrue();
+        assertThat(StoreCalls.complete(store, lease, bytes("first"), RETENTION)).isTrue();
 
-        assertThat(store.complete(lease, bytes("second"), RETENTION)).isFalse();
+        assertThat(StoreCalls.complete(store, lease, bytes("second"), RETENTION)).isFalse();
         assertThat(store.release(lease)).isFalse();
         assertThat(store.renew(lease, LONG)).isEmpty();
-        assertThat(store.find(key).orElseThrow().result()).isEqualTo(bytes("first"));
+        assertThat(StoreCalls.find(store, key).orElseThrow().result()).isEqualTo(bytes("first"));
     }
 
     @Test
@@ -307,10 +291,10 @@ public abstract class IdempotencyStoreContract {
         Lease second = acquire(key);
 
         assertThat(second.token()).isGreaterThan(first.token());
-        assertThat(store.complete(first, bytes("stale"), RETENTION)).isFalse();
+        assertThat(StoreCalls.complete(store, first, bytes("stale"), RETENTION)).isFalse();
         assertThat(store.release(first)).isFalse();
-        assertThat(store.complete(second, bytes("fresh"), RETENTION)).isTrue();
-        assertThat(store.find(key).orElseThrow().result()).isEqualTo(bytes("fresh"));
+        assertThat(StoreCalls.complete(store, second, bytes("fresh"), RETENTION)).isTrue();
+        assertThat(StoreCalls.find(store, key).orElseThrow().result()).isEqualTo(bytes("fresh"));
     }
 
     @Test
@@ -327,13 +311,13 @@ public abstract class IdempotencyStoreContract {
             assertThat(renewed).as("renewal of a live lease").isPresent();
             assertThat(renewed.get().token()).isEqualTo(current.token());
             current = renewed.get();
-            assertThat(store.claim(request(key, "fp", lease))).isInstanceOf(ClaimResult.Busy.class);
+            assertThat(StoreCalls.claim(store, request(key, "fp", lease))).isInstanceOf(ClaimResult.Busy.class);
             long next = System.nanoTime() + lease.toNanos() / 4; // pace renewals at a quarter of the lease
             await().atMost(lease).pollInterval(Duration.ofMillis(10)).until(() -> System.nanoTime() >= next);
         }
 
         assertThat(current.deadline()).isAfter(firstDeadline);
-        assertThat(store.complete(current, bytes("done"), RETENTION)).isTrue();
+        assertThat(StoreCalls.complete(store, current, bytes("done"), RETENTION)).isTrue();
     }
 
     @Test
@@ -343,16 +327,16 @@ public abstract class IdempotencyStoreContract {
         Lease stale = acquire(key, "fp", shortLease());
 
         ClaimResult taken = await().atMost(shortLease().multipliedBy(10)).pollInterval(Duration.ofMillis(50))
-                .until(() -> store.claim(request(key, "fp", LONG)), r -> r instanceof ClaimResult.Acquired);
+                .until(() -> StoreCalls.claim(store, request(key, "fp", LONG)), r -> r instanceof ClaimResult.Acquired);
         Lease fresh = ((ClaimResult.Acquired) taken).lease();
 
         assertThat(fresh.token()).isGreaterThan(stale.token());
         assertThat(store.renew(stale, LONG)).isEmpty();
-        assertThat(store.complete(stale, bytes("stale"), RETENTION)).isFalse();
+        assertThat(StoreCalls.complete(store, stale, bytes("stale"), RETENTION)).isFalse();
         assertThat(store.release(stale)).isFalse();
-        assertThat(store.find(key).orElseThrow().token()).isEqualTo(fresh.token());
-        assertThat(store.complete(fresh, bytes("fresh"), RETENTION)).isTrue();
-        assertThat(store.find(key).orElseThrow().result()).isEqualTo(bytes("fresh"));
+        assertThat(StoreCalls.find(store, key).orElseThrow().token()).isEqualTo(fresh.token());
+        assertThat(StoreCalls.complete(store, fresh, bytes("fresh"), RETENTION)).isTrue();
+        assertThat(StoreCalls.find(store, key).orElseThrow().result()).isEqualTo(bytes("fresh"));
     }
 
     @Test
@@ -364,7 +348,7 @@ public abstract class IdempotencyStoreContract {
         Instant lapsed = lease.deadline().plusMillis(100);
         await().atMost(shortLease().multipliedBy(10)).until(() -> Instant.now().isAfter(lapsed));
 
-        assertThat(store.complete(lease, bytes("late"), RETENTION)).isFalse();
+        assertThat(StoreCalls.complete(store, lease, bytes("late"), RETENTION)).isFalse();
     }
 
     @Test
@@ -385,15 +369,15 @@ public abstract class IdempotencyStoreContract {
     /** Claims {@code key} as soon as its current lease has lapsed; the acquired answer. */
     private ClaimResult.Acquired afterLapse(IdempotencyKey key, Duration lease) {
         ClaimResult taken = await().atMost(shortLease().multipliedBy(10)).pollInterval(Duration.ofMillis(25))
-                .until(() -> store.claim(request(key, "fp", lease)), r -> r instanceof ClaimResult.Acquired);
+                .until(() -> StoreCalls.claim(store, request(key, "fp", lease)), r -> r instanceof ClaimResult.Acquired);
         return (ClaimResult.Acquired) taken;
     }
 
     /** Waits until {@code key}'s record is past its expiry, then claims it: a fresh key, no takeovers. */
     private void assertFreshOnceForgotten(IdempotencyKey key) {
         await().atMost(shortLease().multipliedBy(10)).pollInterval(Duration.ofMillis(50))
-                .until(() -> store.find(key).isEmpty());
-        assertThat(acquired(store.claim(request(key, "fp", LONG))).takeovers()).isZero();
+                .until(() -> StoreCalls.find(store, key).isEmpty());
+        assertThat(acquired(StoreCalls.claim(store, request(key, "fp", LONG))).takeovers()).isZero();
     }
 
     private ClaimResult.Acquired acquired(ClaimResult result) {
@@ -404,21 +388,21 @@ public abstract class IdempotencyStoreContract {
     @Test
     @DisplayName("a fresh key is acquired with no takeovers")
     void freshKeyCountsNoTakeover() {
-        assertThat(acquired(store.claim(request(key("fresh-t"), "fp", LONG))).takeovers()).isZero();
+        assertThat(acquired(StoreCalls.claim(store, request(key("fresh-t"), "fp", LONG))).takeovers()).isZero();
     }
 
     @Test
     @DisplayName("each takeover of a lapsed lease nobody completed or released counts one more, atomically with the claim")
     void takeoverOfLapsedLeaseCounts() {
         IdempotencyKey key = key("crash-1");
-        assertThat(acquired(store.claim(request(key, "fp", shortLease()))).takeovers()).isZero();
+        assertThat(acquired(StoreCalls.claim(store, request(key, "fp", shortLease()))).takeovers()).isZero();
 
         ClaimResult.Acquired first = afterLapse(key, shortLease());
         assertThat(first.takeovers()).isEqualTo(1);
         ClaimResult.Acquired second = afterLapse(key, shortLease());
         assertThat(second.takeovers()).isEqualTo(2);
         assertThat(second.lease().token()).isGreaterThan(first.lease().token());
-        assertThat(store.claim(request(key, "fp", LONG))).isInstanceOf(ClaimResult.Busy.class);
+        assertThat(StoreCalls.claim(store, request(key, "fp", LONG))).isInstanceOf(ClaimResult.Busy.class);
     }
 
     @Test
@@ -430,7 +414,7 @@ public abstract class IdempotencyStoreContract {
         assertThat(taken.takeovers()).isEqualTo(1);
         assertThat(store.release(taken.lease())).isTrue();
 
-        ClaimResult.Acquired again = acquired(store.claim(request(key, "fp", shortLease())));
+        ClaimResult.Acquired again = acquired(StoreCalls.claim(store, request(key, "fp", shortLease())));
         assertThat(again.takeovers()).isZero();
         assertThat(afterLapse(key, LONG).takeovers()).as("the count starts again after a release").isEqualTo(1);
     }
@@ -442,8 +426,8 @@ public abstract class IdempotencyStoreContract {
         acquire(key, "fp", shortLease());
         ClaimResult.Acquired taken = afterLapse(key, LONG);
         assertThat(taken.takeovers()).isEqualTo(1);
-        assertThat(store.complete(taken.lease(), bytes("done"), shortLease())).isTrue();
-        assertThat(store.claim(request(key, "fp", LONG))).isInstanceOf(ClaimResult.Duplicate.class);
+        assertThat(StoreCalls.complete(store, taken.lease(), bytes("done"), shortLease())).isTrue();
+        assertThat(StoreCalls.claim(store, request(key, "fp", LONG))).isInstanceOf(ClaimResult.Duplicate.class);
 
         assertFreshOnceForgotten(key);
     }
@@ -458,14 +442,14 @@ public abstract class IdempotencyStoreContract {
         ClaimResult.Acquired shortLived = afterLapse(key, shortLease());
         assertThat(shortLived.takeovers()).isEqualTo(2);
         await().atMost(shortLease().multipliedBy(10)).pollInterval(Duration.ofMillis(50))
-                .until(() -> store.claim(new ClaimRequest(key, "fp", shortLease(), shortLease()))
+                .until(() -> StoreCalls.claim(store, new ClaimRequest(key, "fp", shortLease(), shortLease()))
                         instanceof ClaimResult.Acquired a && a.takeovers() == 3);
         assertFreshOnceForgotten(key);
     }
 
     @Test
-    @DisplayName("claimAll counts takeovers exactly as single claims do")
-    void claimAllCountsTakeoversAsSingleClaims() {
+    @DisplayName("a batch of claims counts takeovers exactly as single claims do")
+    void claimCountsTakeoversAsSingleClaims() {
         IdempotencyKey fresh = key("batch-t-fresh");
         IdempotencyKey lapsed = key("batch-t-lapsed");
         IdempotencyKey twice = key("batch-t-twice");
@@ -477,7 +461,7 @@ public abstract class IdempotencyStoreContract {
         Instant lapsedAll = Instant.now().plus(shortLease()).plusMillis(200);
         await().atMost(shortLease().multipliedBy(10)).until(() -> Instant.now().isAfter(lapsedAll));
 
-        List<ClaimResult> results = store.claimAll(List.of(
+        List<ClaimResult> results = store.claim(List.of(
                 request(fresh, "fp", LONG),
                 request(lapsed, "fp", LONG),
                 request(twice, "fp", LONG),
@@ -496,30 +480,30 @@ public abstract class IdempotencyStoreContract {
     @DisplayName("a completed record is forgotten after its retention")
     void completedRecordExpires() {
         IdempotencyKey key = key("retention-1");
-        store.complete(acquire(key), bytes("done"), shortLease());
-        assertThat(store.claim(request(key, "fp-1", LONG))).isInstanceOf(ClaimResult.Duplicate.class);
+        StoreCalls.complete(store, acquire(key), bytes("done"), shortLease());
+        assertThat(StoreCalls.claim(store, request(key, "fp-1", LONG))).isInstanceOf(ClaimResult.Duplicate.class);
 
         await().atMost(shortLease().multipliedBy(10)).pollInterval(Duration.ofMillis(50))
-                .until(() -> store.find(key).isEmpty());
+                .until(() -> StoreCalls.find(store, key).isEmpty());
 
-        assertThat(store.claim(request(key, "fp-1", LONG))).isInstanceOf(ClaimResult.Acquired.class);
+        assertThat(StoreCalls.claim(store, request(key, "fp-1", LONG))).isInstanceOf(ClaimResult.Acquired.class);
     }
 
     // ---------------------------------------------------------------- batches
 
     @Test
-    @DisplayName("claimAll answers exactly as single claims in order would")
-    void claimAllMatchesSingleClaims() {
+    @DisplayName("a batch of claims answers exactly as single claims in order would")
+    void claimMatchesSingleClaims() {
         IdempotencyKey fresh = key("batch-fresh");
         IdempotencyKey busy = key("batch-busy");
         IdempotencyKey done = key("batch-done");
         IdempotencyKey clash = key("batch-clash");
         IdempotencyKey twice = key("batch-twice");
         acquire(busy);
-        store.complete(acquire(done), bytes("r"), RETENTION);
-        store.complete(acquire(clash, "fp-a", LONG), bytes("r"), RETENTION);
+        StoreCalls.complete(store, acquire(done), bytes("r"), RETENTION);
+        StoreCalls.complete(store, acquire(clash, "fp-a", LONG), bytes("r"), RETENTION);
 
-        List<ClaimResult> results = store.claimAll(List.of(
+        List<ClaimResult> results = store.claim(List.of(
                 request(fresh, "fp-1", LONG),
                 request(busy, "fp-1", LONG),
                 request(done, "fp-1", LONG),
@@ -536,20 +520,20 @@ public abstract class IdempotencyStoreContract {
         assertThat(results.get(4)).isInstanceOf(ClaimResult.Acquired.class);
         assertThat(results.get(5)).isInstanceOf(ClaimResult.Busy.class);
         Lease batchLease = ((ClaimResult.Acquired) results.get(0)).lease();
-        assertThat(store.complete(batchLease, bytes("ok"), RETENTION)).isTrue();
+        assertThat(StoreCalls.complete(store, batchLease, bytes("ok"), RETENTION)).isTrue();
     }
 
     @Test
-    @DisplayName("completeAll answers exactly as single completions in order would")
-    void completeAllMatchesSingleCompletions() {
+    @DisplayName("a batch of completions answers exactly as single completions in order would")
+    void completeMatchesSingleCompletions() {
         Lease current = acquire(key("complete-all-current"));
         Lease stale = acquire(key("complete-all-stale"));
         Lease done = acquire(key("complete-all-done"));
         Lease twice = acquire(key("complete-all-twice"));
-        assertThat(store.complete(done, bytes("earlier"), RETENTION)).isTrue();
+        assertThat(StoreCalls.complete(store, done, bytes("earlier"), RETENTION)).isTrue();
         Lease forged = new Lease(stale.key(), stale.token() + 1, stale.deadline());
 
-        List<Boolean> recorded = store.completeAll(List.of(
+        List<Boolean> recorded = store.complete(List.of(
                 new Completion(current, bytes("a"), RETENTION),
                 new Completion(forged, bytes("b"), RETENTION),
                 new Completion(done, bytes("c"), RETENTION),
@@ -557,256 +541,51 @@ public abstract class IdempotencyStoreContract {
                 new Completion(twice, bytes("second"), RETENTION)));
 
         assertThat(recorded).containsExactly(true, false, false, true, false);
-        assertThat(store.find(current.key()).orElseThrow().result()).isEqualTo(bytes("a"));
-        assertThat(store.find(stale.key()).orElseThrow().state()).isEqualTo(RecordState.IN_PROGRESS);
-        assertThat(store.find(done.key()).orElseThrow().result()).isEqualTo(bytes("earlier"));
-        assertThat(store.find(twice.key()).orElseThrow().result()).isEqualTo(bytes("first"));
-        assertThat(store.completeAll(List.of())).isEmpty();
+        assertThat(StoreCalls.find(store, current.key()).orElseThrow().result()).isEqualTo(bytes("a"));
+        assertThat(StoreCalls.find(store, stale.key()).orElseThrow().state()).isEqualTo(RecordState.IN_PROGRESS);
+        assertThat(StoreCalls.find(store, done.key()).orElseThrow().result()).isEqualTo(bytes("earlier"));
+        assertThat(StoreCalls.find(store, twice.key()).orElseThrow().result()).isEqualTo(bytes("first"));
+        assertThat(store.complete(List.of())).isEmpty();
     }
 
     @Test
-    @DisplayName("claimAll of an empty batch answers nothing")
-    void claimAllEmpty() {
-        assertThat(store.claimAll(List.of())).isEmpty();
+    @DisplayName("empty batches answer nothing")
+    void emptyBatches() {
+        assertThat(store.claim(List.of())).isEmpty();
+        assertThat(store.complete(List.of())).isEmpty();
+        assertThat(store.find(List.of())).isEmpty();
     }
 
     @Test
-    @DisplayName("claimAll of many keys acquires each once")
-    void claimAllMany() {
+    @DisplayName("a batch of 250 keys acquires each once")
+    void claimMany() {
         List<ClaimRequest> requests = new ArrayList<>();
         for (int i = 0; i < 250; i++) {
             requests.add(request(key("bulk-" + i), "fp", LONG));
         }
-        List<ClaimResult> first = store.claimAll(requests);
-        List<ClaimResult> second = store.claimAll(requests);
+        List<ClaimResult> first = store.claim(requests);
+        List<ClaimResult> second = store.claim(requests);
 
         assertThat(first).hasSize(250).allMatch(r -> r instanceof ClaimResult.Acquired);
         assertThat(second).hasSize(250).allMatch(r -> r instanceof ClaimResult.Busy);
     }
 
-    // ---------------------------------------------------------------- asynchronous calls
-
-    private static final Duration ASYNC_BOUND = Duration.ofSeconds(30);
-
-    /** The answer of a stage, once it completed (within a bound). */
-    private static <T> T settle(CompletionStage<T> stage) {
-        CompletableFuture<T> future = stage.toCompletableFuture();
-        await().atMost(ASYNC_BOUND).until(future::isDone);
-        return future.join();
-    }
-
-    /** What the stage failed with, as the stage itself holds it (a wrapped failure shows as its wrapper). */
-    private static Throwable failureOf(CompletionStage<?> stage) {
-        CompletableFuture<?> future = stage.toCompletableFuture();
-        await().atMost(ASYNC_BOUND).until(future::isDone);
-        return future.handle((value, failure) -> failure).join();
-    }
-
-    /** A call's outcome, to compare a synchronous call with an asynchronous one: the answer, or what failed it. */
-    private static String outcome(Supplier<?> call) {
-        try {
-            return "answered " + call.get();
-        } catch (RuntimeException e) {
-            return "failed with " + e.getClass().getName();
-        }
-    }
-
-    private static String outcome(CompletionStage<?> stage) {
-        Throwable failure = failureOf(stage);
-        return failure == null ? "answered " + stage.toCompletableFuture().join()
-                : "failed with " + failure.getClass().getName();
-    }
-
-    /**
-     * Records in every state a claim can meet, in namespace {@code ns}, and a batch that claims them: a new key,
-     * a live lease, a completed key, a completed key and a live lease under another fingerprint, a released key,
-     * and a new key twice.
-     */
-    private List<ClaimRequest> claimsOfEveryState(String ns) {
-        IdempotencyKey busy = IdempotencyKey.of(ns, "busy");
-        IdempotencyKey done = IdempotencyKey.of(ns, "done");
-        IdempotencyKey clash = IdempotencyKey.of(ns, "clash");
-        IdempotencyKey released = IdempotencyKey.of(ns, "released");
-        acquire(busy, "fp-1", LONG);
-        assertThat(store.complete(acquire(done, "fp-1", LONG), bytes("r-done"), RETENTION)).isTrue();
-        assertThat(store.complete(acquire(clash, "fp-a", LONG), bytes("r-clash"), RETENTION)).isTrue();
-        assertThat(store.release(acquire(released, "fp-1", LONG))).isTrue();
-        IdempotencyKey fresh = IdempotencyKey.of(ns, "fresh");
-        IdempotencyKey twice = IdempotencyKey.of(ns, "twice");
-        return List.of(request(fresh, "fp-1", LONG), request(busy, "fp-1", LONG), request(done, "fp-1", LONG),
-                request(clash, "fp-b", LONG), request(busy, "fp-b", LONG), request(released, "fp-1", LONG),
-                request(twice, "fp-1", LONG), request(twice, "fp-1", LONG));
-    }
+    // ---------------------------------------------------------------- an unreachable store
 
     @Test
-    @DisplayName("claimAllAsync answers exactly as claimAll: new keys, duplicates, busy, conflicts, a key twice")
-    void claimAllAsyncAnswersAsClaimAll() {
-        List<ClaimRequest> sync = claimsOfEveryState(newNamespace());
-        List<ClaimRequest> async = claimsOfEveryState(newNamespace());
-
-        List<ClaimResult> expected = store.claimAll(sync);
-        List<ClaimResult> answered = settle(store.claimAllAsync(async));
-
-        assertThat(answered.stream().map(Answers::describe).toList())
-                .isEqualTo(expected.stream().map(Answers::describe).toList());
-        assertThat(answered.stream().map(r -> r.getClass().getSimpleName()).distinct())
-                .containsExactlyInAnyOrder("Acquired", "Busy", "Duplicate", "Conflict");
-        for (ClaimResult result : answered) {
-            if (result instanceof ClaimResult.Acquired acquired) {
-                assertThat(store.complete(acquired.lease(), bytes("ok"), RETENTION))
-                        .as("completion of %s acquired asynchronously", acquired.lease().key()).isTrue();
-            }
-        }
-    }
-
-    /**
-     * Leases in every state a completion can meet, in namespace {@code ns}: current, stale (a newer token), already
-     * completed, released, and one lease completed twice.
-     */
-    private List<Completion> completionsOfEveryState(String ns) {
-        Lease current = acquire(IdempotencyKey.of(ns, "current"), "fp-1", LONG);
-        Lease stale = acquire(IdempotencyKey.of(ns, "stale"), "fp-1", LONG);
-        Lease done = acquire(IdempotencyKey.of(ns, "done"), "fp-1", LONG);
-        assertThat(store.complete(done, bytes("earlier"), RETENTION)).isTrue();
-        Lease released = acquire(IdempotencyKey.of(ns, "released"), "fp-1", LONG);
-        assertThat(store.release(released)).isTrue();
-        Lease twice = acquire(IdempotencyKey.of(ns, "twice"), "fp-1", LONG);
-        Lease forged = new Lease(stale.key(), stale.token() + 1, stale.deadline());
-        return List.of(new Completion(current, bytes("a"), RETENTION), new Completion(forged, bytes("b"), RETENTION),
-                new Completion(done, bytes("c"), RETENTION), new Completion(released, bytes("d"), RETENTION),
-                new Completion(twice, bytes("first"), RETENTION), new Completion(twice, null, RETENTION));
-    }
-
-    @Test
-    @DisplayName("completeAllAsync answers exactly as completeAll: current, stale token, completed, released, twice")
-    void completeAllAsyncAnswersAsCompleteAll() {
-        List<Completion> sync = completionsOfEveryState(newNamespace());
-        List<Completion> async = completionsOfEveryState(newNamespace());
-
-        List<Boolean> expected = store.completeAll(sync);
-        List<Boolean> answered = settle(store.completeAllAsync(async));
-
-        assertThat(answered).isEqualTo(expected).containsExactly(true, false, false, false, true, false);
-        for (int i = 0; i < sync.size(); i++) {
-            assertThat(store.find(async.get(i).lease().key()).map(Answers::describe))
-                    .as("record of %s", async.get(i).lease().key().id())
-                    .isEqualTo(store.find(sync.get(i).lease().key()).map(Answers::describe));
-        }
-    }
-
-    @Test
-    @DisplayName("the async calls answer empty batches with empty lists")
-    void asyncEmptyBatches() {
-        assertThat(settle(store.claimAllAsync(List.of()))).isEmpty();
-        assertThat(settle(store.completeAllAsync(List.of()))).isEmpty();
-        assertThat(settle(store.insertCopiesAsync(List.of()))).isEmpty();
-    }
-
-    // ---------------------------------------------------------------- copies (a tiered store's front)
-
-    @Test
-    @DisplayName("insertCopiesAsync writes completed records where a key has none and leaves live records as they are")
-    void insertCopiesWritesOnlyWhereNoLiveRecord() {
-        IdempotencyKey absent = key("copy-absent");
-        IdempotencyKey withoutResult = key("copy-without-result");
-        IdempotencyKey working = key("copy-working");
-        IdempotencyKey done = key("copy-done");
-        Lease inProgress = acquire(working);
-        assertThat(store.complete(acquire(done), bytes("original"), RETENTION)).isTrue();
-        Instant before = Instant.now();
-
-        List<Boolean> written = settle(store.insertCopiesAsync(List.of(
-                new RecordCopy(absent, bytes("copy"), RETENTION),
-                new RecordCopy(withoutResult, null, RETENTION),
-                new RecordCopy(working, bytes("copy"), RETENTION),
-                new RecordCopy(done, bytes("copy"), RETENTION),
-                new RecordCopy(absent, bytes("again"), RETENTION))));
-
-        Instant after = Instant.now();
-        assertThat(written).containsExactly(true, true, false, false, false);
-        IdempotencyRecord copy = store.find(absent).orElseThrow();
-        assertThat(copy.state()).isEqualTo(RecordState.COMPLETED);
-        assertThat(copy.result()).isEqualTo(bytes("copy"));
-        assertThat(copy.fingerprint()).isNull();
-        assertThat(copy.expiresAt()).isBetween(before.plus(RETENTION).minusSeconds(5),
-                after.plus(RETENTION).plusSeconds(5));
-        assertThat(store.find(withoutResult).orElseThrow().state()).isEqualTo(RecordState.COMPLETED);
-        assertThat(store.find(withoutResult).orElseThrow().result()).isNull();
-        IdempotencyRecord stillWorking = store.find(working).orElseThrow();
-        assertThat(stillWorking.state()).isEqualTo(RecordState.IN_PROGRESS);
-        assertThat(stillWorking.token()).isEqualTo(inProgress.token());
-        assertThat(store.find(done).orElseThrow().result()).isEqualTo(bytes("original"));
-        ClaimResult claim = store.claim(request(absent, "fp-1", LONG));
-        assertThat(claim).isInstanceOf(ClaimResult.Duplicate.class);
-        assertThat(((ClaimResult.Duplicate) claim).record().result()).isEqualTo(bytes("copy"));
-    }
-
-    @Test
-    @DisplayName("insertCopiesAsync writes over a record past its retention")
-    void insertCopiesReplacesAnExpiredRecord() {
-        IdempotencyKey key = key("copy-expired");
-        assertThat(store.complete(acquire(key), bytes("old"), shortLease())).isTrue();
-        await().atMost(shortLease().multipliedBy(10)).pollInterval(Duration.ofMillis(50))
-                .until(() -> store.find(key).isEmpty());
-
-        assertThat(settle(store.insertCopiesAsync(List.of(new RecordCopy(key, bytes("new"), RETENTION)))))
-                .containsExactly(true);
-
-        assertThat(store.find(key).orElseThrow().result()).isEqualTo(bytes("new"));
-    }
-
-    @Test
-    @DisplayName("16 async claims of one key in flight at once: exactly one acquires")
-    void asyncClaimsRaceOneWinner() {
-        IdempotencyKey key = key("async-race");
-        List<CompletionStage<List<ClaimResult>>> inFlight = new ArrayList<>();
-        for (int i = 0; i < 16; i++) {
-            inFlight.add(store.claimAllAsync(List.of(request(key, "fp", LONG))));
-        }
-        int acquired = 0;
-        for (CompletionStage<List<ClaimResult>> stage : inFlight) {
-            ClaimResult result = settle(stage).get(0);
-            assertThat(result).isInstanceOfAny(ClaimResult.Acquired.class, ClaimResult.Busy.class);
-            acquired += result instanceof ClaimResult.Acquired ? 1 : 0;
-        }
-        assertThat(acquired).isEqualTo(1);
-    }
-
-    @Test
-    @DisplayName("a request claimAll refuses fails the async stage the same way; the async call itself does not throw")
-    void asyncRefusesWhatSyncRefuses() {
-        List<ClaimRequest> syncBatch = Arrays.asList(request(key("refused-sync"), "fp", LONG), null);
-        List<ClaimRequest> asyncBatch = Arrays.asList(request(key("refused-async"), "fp", LONG), null);
-        Throwable sync = catchThrowable(() -> store.claimAll(syncBatch));
-        assertThat(sync).as("claimAll with a null request").isNotNull();
-
-        CompletionStage<List<ClaimResult>> stage = store.claimAllAsync(asyncBatch);
-
-        assertThat(failureOf(stage)).hasSameClassAs(sync);
-    }
-
-    @Test
-    @DisplayName("a store failure completes the async stage exceptionally with what the sync call throws")
-    void storeFailureCompletesTheAsyncStage() {
+    @DisplayName("a store that cannot be reached fails its claims, completions and reads with a OnceException")
+    void unreachableStoreFails() {
         IdempotencyStore failing = createFailingStore();
-        assertThat(failing).as("createFailingStore() of %s: override it to return a store whose claims fail",
+        assertThat(failing).as("createFailingStore() of %s: override it to return a store whose calls fail",
                 getClass().getName()).isNotNull();
         try (failing) {
-            Throwable sync = catchThrowable(() -> failing.claimAll(List.of(request(key("failing-sync"), "fp", LONG))));
-            assertThat(sync).as("claimAll on the failing store").isInstanceOf(OnceException.class);
-
-            CompletionStage<List<ClaimResult>> stage = failing.claimAllAsync(
-                    List.of(request(key("failing-async"), "fp", LONG)));
-
-            assertThat(failureOf(stage)).hasSameClassAs(sync);
+            assertThat(catchThrowable(() -> failing.claim(List.of(request(key("failing-claim"), "fp", LONG)))))
+                    .as("claim on the failing store").isInstanceOf(OnceException.class);
             Lease forged = new Lease(key("failing-lease"), 1, Instant.now().plus(LONG));
             List<Completion> completions = List.of(new Completion(forged, bytes("x"), RETENTION));
-            assertThat(outcome(failing.completeAllAsync(completions)))
-                    .isEqualTo(outcome(() -> failing.completeAll(completions)));
-            assertThat(failureOf(failing.insertCopiesAsync(
-                    List.of(new RecordCopy(key("failing-copy"), bytes("x"), RETENTION))))).hasSameClassAs(sync);
-            assertThat(outcome(failing.findAllAsync(List.of(key("failing-find")))))
-                    .isEqualTo(outcome(() -> failing.findAll(List.of(key("failing-find")))));
+            Throwable completion = catchThrowable(() -> failing.complete(completions));
+            assertThat(completion == null || completion instanceof OnceException)
+                    .as("a completion either answers (refused) or fails with a OnceException: %s", completion).isTrue();
         }
     }
 
@@ -834,14 +613,14 @@ public abstract class IdempotencyStoreContract {
     void oddIdsWork(String label, String id) {
         IdempotencyKey key = key(id);
         Lease lease = acquire(key);
-        assertThat(store.claim(request(key, "fp-1", LONG))).isInstanceOf(ClaimResult.Busy.class);
-        assertThat(store.complete(lease, bytes(label), RETENTION)).isTrue();
+        assertThat(StoreCalls.claim(store, request(key, "fp-1", LONG))).isInstanceOf(ClaimResult.Busy.class);
+        assertThat(StoreCalls.complete(store, lease, bytes(label), RETENTION)).isTrue();
 
-        ClaimResult again = store.claim(request(key, "fp-1", LONG));
+        ClaimResult again = StoreCalls.claim(store, request(key, "fp-1", LONG));
 
         assertThat(again).isInstanceOf(ClaimResult.Duplicate.class);
         assertThat(((ClaimResult.Duplicate) again).record().result()).isEqualTo(bytes(label));
-        assertThat(store.find(key).orElseThrow().key()).isEqualTo(key);
+        assertThat(StoreCalls.find(store, key).orElseThrow().key()).isEqualTo(key);
     }
 
     @Test
@@ -850,7 +629,7 @@ public abstract class IdempotencyStoreContract {
         List<String> ids = List.of("abc", "ABC", "abc ", " abc", "ab\u0063\u0301", "x".repeat(10_240),
                 "x".repeat(10_239) + "y", "bad\uD800", "bad\uD801", "digest", IdempotencyKey.DIGEST_PREFIX + "digest");
         for (String id : ids) {
-            assertThat(store.claim(request(key(id), "fp", LONG))).as("first claim of %s", id)
+            assertThat(StoreCalls.claim(store, request(key(id), "fp", LONG))).as("first claim of %s", id)
                     .isInstanceOf(ClaimResult.Acquired.class);
         }
     }
@@ -859,9 +638,9 @@ public abstract class IdempotencyStoreContract {
     @DisplayName("the same id in two namespaces is two keys")
     void namespacesIsolate() {
         String other = newNamespace();
-        store.complete(acquire(key("shared-id")), bytes("a"), RETENTION);
+        StoreCalls.complete(store, acquire(key("shared-id")), bytes("a"), RETENTION);
 
-        assertThat(store.claim(request(IdempotencyKey.of(other, "shared-id"), "fp-1", LONG)))
+        assertThat(StoreCalls.claim(store, request(IdempotencyKey.of(other, "shared-id"), "fp-1", LONG)))
                 .isInstanceOf(ClaimResult.Acquired.class);
     }
 
@@ -883,14 +662,14 @@ public abstract class IdempotencyStoreContract {
         IdempotencyKey binary = key("result-binary");
         IdempotencyKey empty = key("result-empty");
         IdempotencyKey none = key("result-none");
-        store.complete(acquire(binary), all, RETENTION);
-        store.complete(acquire(empty), new byte[0], RETENTION);
-        store.complete(acquire(none), null, RETENTION);
+        StoreCalls.complete(store, acquire(binary), all, RETENTION);
+        StoreCalls.complete(store, acquire(empty), new byte[0], RETENTION);
+        StoreCalls.complete(store, acquire(none), null, RETENTION);
 
-        assertThat(store.find(binary).orElseThrow().result()).isEqualTo(all);
-        byte[] emptyResult = store.find(empty).orElseThrow().result();
+        assertThat(StoreCalls.find(store, binary).orElseThrow().result()).isEqualTo(all);
+        byte[] emptyResult = StoreCalls.find(store, empty).orElseThrow().result();
         assertThat(emptyResult == null || emptyResult.length == 0).as("empty result read back empty").isTrue();
-        byte[] noResult = store.find(none).orElseThrow().result();
+        byte[] noResult = StoreCalls.find(store, none).orElseThrow().result();
         assertThat(noResult == null || noResult.length == 0).as("absent result read back empty").isTrue();
     }
 
@@ -909,7 +688,7 @@ public abstract class IdempotencyStoreContract {
             for (int t = 0; t < threads; t++) {
                 futures.add(pool.submit(() -> {
                     start.await();
-                    if (store.claim(request(key, "fp", LONG)) instanceof ClaimResult.Acquired) {
+                    if (StoreCalls.claim(store, request(key, "fp", LONG)) instanceof ClaimResult.Acquired) {
                         acquired.incrementAndGet();
                     }
                     return null;
@@ -949,10 +728,10 @@ public abstract class IdempotencyStoreContract {
                         start.await();
                         for (int i : order) {
                             IdempotencyKey k = IdempotencyKey.of(ns, "k" + i);
-                            ClaimResult r = store.claim(request(k, "fp", LONG));
+                            ClaimResult r = StoreCalls.claim(store, request(k, "fp", LONG));
                             if (r instanceof ClaimResult.Acquired a) {
                                 effects.incrementAndGet(i);
-                                if (!store.complete(a.lease(), bytes("k" + i), RETENTION)) {
+                                if (!StoreCalls.complete(store, a.lease(), bytes("k" + i), RETENTION)) {
                                     refusedCompletions.incrementAndGet();
                                 }
                             }
@@ -972,7 +751,7 @@ public abstract class IdempotencyStoreContract {
             }
             assertThat(refusedCompletions).hasValue(0);
             for (int i = 0; i < keys; i += 97) {
-                IdempotencyRecord record = store.find(IdempotencyKey.of(ns, "k" + i)).orElseThrow();
+                IdempotencyRecord record = StoreCalls.find(store, IdempotencyKey.of(ns, "k" + i)).orElseThrow();
                 assertThat(record.state()).isEqualTo(RecordState.COMPLETED);
                 assertThat(record.result()).isEqualTo(bytes("k" + i));
             }

@@ -80,7 +80,7 @@ public abstract class StoreInspectorContract {
     }
 
     private Lease claim(IdempotencyKey key, Duration lease, Duration retention) {
-        ClaimResult result = store.claim(new ClaimRequest(key, "fp-1", lease, retention));
+        ClaimResult result = StoreCalls.claim(store, new ClaimRequest(key, "fp-1", lease, retention));
         assertThat(result).as("claim of %s", key).isInstanceOf(ClaimResult.Acquired.class);
         return ((ClaimResult.Acquired) result).lease();
     }
@@ -90,7 +90,7 @@ public abstract class StoreInspectorContract {
     }
 
     private void complete(IdempotencyKey key, String result) {
-        assertThat(store.complete(claim(key), result.getBytes(StandardCharsets.UTF_8), RETENTION)).isTrue();
+        assertThat(StoreCalls.complete(store, claim(key), result.getBytes(StandardCharsets.UTF_8), RETENTION)).isTrue();
     }
 
     private void release(IdempotencyKey key) {

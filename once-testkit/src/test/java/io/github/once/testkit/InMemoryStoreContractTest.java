@@ -14,7 +14,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class InMemoryStoreContractTest extends IdempotencyStoreContract {
     @Override
     protected IdempotencyStore createStore() {
-        return InMemoryIdempotencyStore.create();
+        return InMemoryIdempotencyStore.builder().build();
     }
 
     /** A store of one record, holding one: every new key is refused with StoreFullException. */
@@ -25,7 +25,7 @@ class InMemoryStoreContractTest extends IdempotencyStoreContract {
 
     static InMemoryIdempotencyStore full() {
         InMemoryIdempotencyStore store = InMemoryIdempotencyStore.builder().maxRecords(1).build();
-        ClaimResult only = store.claim(new ClaimRequest(IdempotencyKey.of("full", "only"), null,
+        ClaimResult only = StoreCalls.claim(store, new ClaimRequest(IdempotencyKey.of("full", "only"), null,
                 Duration.ofMinutes(5), Duration.ofHours(1)));
         assertThat(only).isInstanceOf(ClaimResult.Acquired.class);
         return store;

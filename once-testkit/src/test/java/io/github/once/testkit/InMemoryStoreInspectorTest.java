@@ -8,7 +8,7 @@ import io.github.once.spi.StoreInspector;
 class InMemoryStoreInspectorTest extends StoreInspectorContract {
     @Override
     protected IdempotencyStore createStore() {
-        return InMemoryIdempotencyStore.create();
+        return InMemoryIdempotencyStore.builder().build();
     }
 
     @Override

@@ -3,8 +3,7 @@ package io.github.once.bench.e2e;
 import com.rabbitmq.client.Delivery;
 
 import io.github.once.IdempotencyKey;
-import io.github.once.IdempotentExecutor;
-import io.github.once.micrometer.Listeners;
+import io.github.once.Idempotency;
 import io.github.once.rabbitmq.ConsumerAction;
 import io.github.once.rabbitmq.ConsumerListener;
 import io.github.once.rabbitmq.OnceConsumer;
@@ -26,13 +25,13 @@ final class OnceConsumption implements Consumption {
         this.resources = resources;
     }
 
-    static Consumption start(Variant.Run run, IdempotentExecutor executor, Variant.Mode mode,
+    static Consumption start(Variant.Run run, Idempotency executor, Variant.Mode mode,
                              AutoCloseable resources) throws Exception {
         return start(run, executor, mode, resources, ConsumerListener.NONE);
     }
 
     /** As above, with {@code extra} hearing the consumer too (the meters of the "with meters" variant). */
-    static Consumption start(Variant.Run run, IdempotentExecutor executor, Variant.Mode mode,
+    static Consumption start(Variant.Run run, Idempotency executor, Variant.Mode mode,
                              AutoCloseable resources, ConsumerListener extra) throws Exception {
         Meter meter = run.meter();
         long[] deliveredAt = new long[meter.capacity()];
@@ -59,9 +58,9 @@ final class OnceConsumption implements Consumption {
                 .prefetch(run.prefetch())
                 .channels(run.channels())
                 .batchClaims(mode == Variant.Mode.BATCH)
-                .pipelined(mode == Variant.Mode.PIPELINED)
                 .topology(Topology.none())
-                .listener(extra == ConsumerListener.NONE ? listener : Listeners.consumer(listener, extra))
+                .listener(listener)
+                .listener(extra)
                 .handler((delivery, context) -> meter.effect());
         if (run.maxBatch() > 0) {
             builder.maxBatch(run.maxBatch());

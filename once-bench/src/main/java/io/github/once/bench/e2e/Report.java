@@ -61,10 +61,10 @@ final class Report {
                 messages += r.messages();
                 seconds += r.seconds();
             }
-            long claimCalls = times.calls(StoreOperation.CLAIM) + times.calls(StoreOperation.CLAIM_ALL);
-            long claimNanos = times.nanos(StoreOperation.CLAIM) + times.nanos(StoreOperation.CLAIM_ALL);
-            long completeCalls = times.calls(StoreOperation.COMPLETE) + times.calls(StoreOperation.COMPLETE_ALL);
-            long completeNanos = times.nanos(StoreOperation.COMPLETE) + times.nanos(StoreOperation.COMPLETE_ALL);
+            long claimCalls = times.calls(StoreOperation.CLAIM);
+            long claimNanos = times.nanos(StoreOperation.CLAIM);
+            long completeCalls = times.calls(StoreOperation.COMPLETE);
+            long completeNanos = times.nanos(StoreOperation.COMPLETE);
             double perMessage = seconds * 1e9 / messages;
             out.append("| ").append(e.getKey().label())
                     .append(" | ").append(String.format(Locale.ROOT, "%.1f", perMessage / 1000))

@@ -4,15 +4,13 @@ import com.rabbitmq.client.Connection;
 
 import io.github.once.Idempotency;
 import io.github.once.IdempotencyConfig;
-import io.github.once.IdempotentExecutor;
+import io.github.once.Idempotency;
 import io.github.once.InMemoryIdempotencyStore;
 import io.github.once.Outcome;
 import io.github.once.Task;
-import io.github.once.TieredIdempotencyStore;
+import io.github.once.tiered.TieredIdempotencyStore;
 import io.github.once.bench.OnceJdbc;
 import io.github.once.bench.Services;
-import io.github.once.jdbc.JdbcTransactionScope;
-import io.github.once.micrometer.Listeners;
 import io.github.once.micrometer.OnceMeters;
 import io.github.once.redis.RedisIdempotencyStore;
 
@@ -42,25 +40,17 @@ enum Variant {
     ONCE_MEMORY("Once, in-memory store") {
         @Override
         Consumption start(Run run) throws Exception {
-            InMemoryIdempotencyStore store = InMemoryIdempotencyStore.create();
+            InMemoryIdempotencyStore store = InMemoryIdempotencyStore.builder().build();
             return once(run, Idempotency.builder(store).config(CONFIG).listener(run.meter().storeTimes()).build(), false, store);
-        }
-    },
-    ONCE_MEMORY_PIPELINE("Once, in-memory store, pipelined consumer") {
-        @Override
-        Consumption start(Run run) throws Exception {
-            InMemoryIdempotencyStore store = InMemoryIdempotencyStore.create();
-            return OnceConsumption.start(run, Idempotency.builder(store).config(CONFIG)
-                    .listener(run.meter().storeTimes()).build(), Mode.PIPELINED, store);
         }
     },
     ONCE_MEMORY_METERS("Once, in-memory store, with once-micrometer's meters on a Prometheus registry") {
         @Override
         Consumption start(Run run) throws Exception {
-            InMemoryIdempotencyStore store = InMemoryIdempotencyStore.create();
+            InMemoryIdempotencyStore store = InMemoryIdempotencyStore.builder().build();
             OnceMeters meters = OnceMeters.of(new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
-            IdempotentExecutor executor = Idempotency.builder(store).config(CONFIG)
-                    .listener(Listeners.executor(run.meter().storeTimes(), meters.executor(run.namespace()))).build();
+            Idempotency executor = Idempotency.builder(store).config(CONFIG)
+                    .listener(run.meter().storeTimes()).listener(meters.executor(run.namespace())).build();
             return OnceConsumption.start(run, executor, Mode.ONE_AT_A_TIME, store,
                     meters.consumer(run.queue(), run.namespace()));
         }
@@ -79,14 +69,6 @@ enum Variant {
             return once(run, Idempotency.builder(store).config(CONFIG).listener(run.meter().storeTimes()).build(), true, store);
         }
     },
-    ONCE_REDIS_PIPELINE("Once, Redis store, pipelined consumer") {
-        @Override
-        Consumption start(Run run) throws Exception {
-            RedisIdempotencyStore store = RedisIdempotencyStore.builder().uri(run.services().redisUri()).build();
-            return OnceConsumption.start(run, Idempotency.builder(store).config(CONFIG)
-                    .listener(run.meter().storeTimes()).build(), Mode.PIPELINED, store);
-        }
-    },
     ONCE_JDBC("Once, PostgreSQL store, record in a separate transaction") {
         @Override
         Consumption start(Run run) throws Exception {
@@ -98,40 +80,20 @@ enum Variant {
         @Override
         Consumption start(Run run) throws Exception {
             OnceJdbc jdbc = OnceJdbc.open(run.services(), run.namespace());
-            return once(run, JdbcTransactionScope.executor(jdbc.store()).config(CONFIG).listener(run.meter().storeTimes()).build(), false, jdbc);
+            return once(run, Idempotency.builder(jdbc.store()).transactional().config(CONFIG).listener(run.meter().storeTimes()).build(), false, jdbc);
         }
     },
     ONCE_JDBC_TX_BATCH("Once, PostgreSQL, transactional, batch over the deliveries in hand") {
         @Override
         Consumption start(Run run) throws Exception {
             OnceJdbc jdbc = OnceJdbc.open(run.services(), run.namespace());
-            return once(run, JdbcTransactionScope.executor(jdbc.store()).config(CONFIG).listener(run.meter().storeTimes()).build(), true, jdbc);
-        }
-    },
-    ONCE_JDBC_TX_PIPELINE("Once, PostgreSQL, transactional, pipelined (group commit)") {
-        @Override
-        Consumption start(Run run) throws Exception {
-            OnceJdbc jdbc = OnceJdbc.open(run.services(), run.namespace());
-            return OnceConsumption.start(run, JdbcTransactionScope.executor(jdbc.store()).config(CONFIG)
-                    .listener(run.meter().storeTimes()).build(), Mode.PIPELINED, jdbc);
+            return once(run, Idempotency.builder(jdbc.store()).transactional().config(CONFIG).listener(run.meter().storeTimes()).build(), true, jdbc);
         }
     },
     ONCE_TIERED_TX_BATCH("Once, Redis in front of PostgreSQL (tiered), transactional, batch over the deliveries in hand") {
         @Override
         Consumption start(Run run) throws Exception {
-            return tiered(run, Mode.BATCH);
-        }
-    },
-    ONCE_TIERED_TX_BATCH_UNHINTED("the same, without the consumer's look-ahead hints (each batch reads the front itself)") {
-        @Override
-        Consumption start(Run run) throws Exception {
-            return tiered(run, Mode.BATCH_UNHINTED);
-        }
-    },
-    ONCE_TIERED_TX_PIPELINE("Once, Redis in front of PostgreSQL (tiered), transactional, pipelined (group commit)") {
-        @Override
-        Consumption start(Run run) throws Exception {
-            return tiered(run, Mode.PIPELINED);
+            return tiered(run);
         }
     },
     SPRING_PLAIN("Spring AMQP SimpleMessageListenerContainer, AUTO ack, no guard") {
@@ -143,7 +105,7 @@ enum Variant {
     SPRING_ONCE_MEMORY("the same container with once-spring-rabbit's OnceAdvice, in-memory store") {
         @Override
         Consumption start(Run run) {
-            return SpringContainerConsumption.once(run, InMemoryIdempotencyStore.create(), CONFIG);
+            return SpringContainerConsumption.once(run, InMemoryIdempotencyStore.builder().build(), CONFIG);
         }
     },
     SPRING_ONCE_REDIS("the same container with once-spring-rabbit's OnceAdvice, Redis store") {
@@ -159,7 +121,7 @@ enum Variant {
      * lines (the tiered one beside the JDBC store alone).
      */
     private static final Set<Variant> ON_REQUEST =
-            EnumSet.of(ONCE_TIERED_TX_BATCH, ONCE_TIERED_TX_BATCH_UNHINTED, ONCE_TIERED_TX_PIPELINE, SPRING_PLAIN, SPRING_ONCE_MEMORY, SPRING_ONCE_REDIS);
+            EnumSet.of(ONCE_TIERED_TX_BATCH, SPRING_PLAIN, SPRING_ONCE_MEMORY, SPRING_ONCE_REDIS);
 
     /** No Once in them, so no store calls to report. */
     private static final Set<Variant> UNGUARDED = EnumSet.of(BASELINE, SPRING_PLAIN);
@@ -212,28 +174,23 @@ enum Variant {
 
     abstract Consumption start(Run run) throws Exception;
 
-    private static Consumption once(Run run, IdempotentExecutor executor, boolean batchClaims,
+    private static Consumption once(Run run, Idempotency executor, boolean batchClaims,
                                     AutoCloseable resources) throws Exception {
         return OnceConsumption.start(run, executor, batchClaims ? Mode.BATCH : Mode.ONE_AT_A_TIME, resources);
     }
 
-    /** The tiered store, Redis in front of PostgreSQL, with the JDBC store's transactional scope under it. */
-    private static Consumption tiered(Run run, Mode mode) throws Exception {
+    /** The tiered store, Redis in front of PostgreSQL, in transactional mode over the JDBC store. */
+    private static Consumption tiered(Run run) throws Exception {
         OnceJdbc jdbc = OnceJdbc.open(run.services(), run.namespace());
         RedisIdempotencyStore front = RedisIdempotencyStore.builder().uri(run.services().redisUri()).build();
-        TieredIdempotencyStore tiered = TieredIdempotencyStore.of(front, jdbc.store());
-        IdempotentExecutor executor = Idempotency.builder(tiered)
-                .scope(tiered.over(JdbcTransactionScope.of(jdbc.store())))
+        TieredIdempotencyStore tiered = TieredIdempotencyStore.builder(front, jdbc.store()).build();
+        Idempotency executor = Idempotency.builder(tiered).transactional()
                 .config(CONFIG).listener(run.meter().storeTimes()).build();
-        if (mode == Mode.BATCH_UNHINTED) {
-            executor = new Unhinted(executor);
-            mode = Mode.BATCH;
-        }
         // Closing the tiered store closes both stores; jdbc.close() then deletes the run's rows.
-        return OnceConsumption.start(run, executor, mode, () -> {
+        return OnceConsumption.start(run, executor, Mode.BATCH, () -> {
             try {
-                System.out.printf("  tiered store: %,d claims took an answer read ahead, %,d front hits, %,d front"
-                        + " failures%n", tiered.readAheadTaken(), tiered.frontHits(), tiered.frontFailures());
+                System.out.printf("  tiered store: %,d front hits, %,d front failures, %,d copies skipped%n",
+                        tiered.frontHits(), tiered.frontFailures(), tiered.copiesSkipped());
                 tiered.close();
             } finally {
                 jdbc.close();
@@ -241,30 +198,9 @@ enum Variant {
         });
     }
 
-    /**
-     * How the consumer takes its deliveries: one claim each, batch claims, or pipelined; the tiered store's variants
-     * also batch claims without the look-ahead hints, to show what they are worth in the same run.
-     */
+    /** How the consumer takes its deliveries: one claim each, or batch claims over the deliveries in hand. */
     enum Mode {
-        ONE_AT_A_TIME, BATCH, BATCH_UNHINTED, PIPELINED
-    }
-
-    /** An executor that drops the consumer's look-ahead hints and passes everything else on. */
-    private record Unhinted(IdempotentExecutor executor) implements IdempotentExecutor {
-        @Override
-        public <T> Outcome<T> execute(Task<T> task) {
-            return executor.execute(task);
-        }
-
-        @Override
-        public <T> List<Outcome<T>> executeAll(List<Task<T>> tasks) {
-            return executor.executeAll(tasks);
-        }
-
-        @Override
-        public void close() {
-            executor.close();
-        }
+        ONE_AT_A_TIME, BATCH
     }
 
     /** What one run gives a variant. */

@@ -5,12 +5,14 @@ import io.github.once.InMemoryIdempotencyStore;
 import io.github.once.PayloadFingerprint;
 import io.github.once.spi.ClaimRequest;
 import io.github.once.spi.ClaimResult;
+import io.github.once.spi.Completion;
 
 import java.lang.management.ManagementFactory;
 import java.lang.management.MemoryMXBean;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.Locale;
+import java.util.List;
 import java.util.UUID;
 
 /**
@@ -39,10 +41,10 @@ public final class InMemoryFootprint {
         for (int i = 0; i < records; i++) {
             String id = UUID.randomUUID().toString();
             String fingerprint = PayloadFingerprint.SHA_256.of(("{\"order\":" + i + "}").getBytes(StandardCharsets.UTF_8));
-            ClaimResult claim = store.claim(new ClaimRequest(IdempotencyKey.of("orders", id), fingerprint, lease,
-                    retention));
-            if (!(claim instanceof ClaimResult.Acquired acquired) || !store.complete(acquired.lease(), empty,
-                    retention)) {
+            ClaimResult claim = store.claim(List.of(new ClaimRequest(IdempotencyKey.of("orders", id), fingerprint,
+                    lease, retention))).get(0);
+            if (!(claim instanceof ClaimResult.Acquired acquired)
+                    || !store.complete(List.of(new Completion(acquired.lease(), empty, retention))).get(0)) {
                 throw new IllegalStateException("record " + i + " was not recorded: " + claim);
             }
         }

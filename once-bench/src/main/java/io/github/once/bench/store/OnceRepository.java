@@ -30,9 +30,10 @@ final class OnceRepository implements RepositoryUnderTest {
     @Override
     public boolean claimAndComplete(String key) {
         // No payload fingerprint: the peers have no conflict check either.
-        ClaimResult claim = store.claim(new ClaimRequest(IdempotencyKey.of(namespace, key), null, LEASE, retention));
+        ClaimResult claim = store.claim(List.of(new ClaimRequest(IdempotencyKey.of(namespace, key), null, LEASE,
+                retention))).get(0);
         if (claim instanceof ClaimResult.Acquired acquired) {
-            if (!store.complete(acquired.lease(), null, retention)) {
+            if (!store.complete(List.of(new Completion(acquired.lease(), null, retention))).get(0)) {
                 throw new IllegalStateException("completion refused for " + key);
             }
             return true;
@@ -43,14 +44,14 @@ final class OnceRepository implements RepositoryUnderTest {
         throw new IllegalStateException("unexpected claim result for " + key + ": " + claim);
     }
 
-    /** One {@code claimAll} for the batch, then one {@code completeAll} for the keys it acquired. */
+    /** One claim call for the batch, then one completion call for the keys it acquired. */
     @Override
     public int claimAndCompleteAll(List<String> keys) {
         List<ClaimRequest> requests = new ArrayList<>(keys.size());
         for (String key : keys) {
             requests.add(new ClaimRequest(IdempotencyKey.of(namespace, key), null, LEASE, retention));
         }
-        List<ClaimResult> claims = store.claimAll(requests);
+        List<ClaimResult> claims = store.claim(requests);
         List<Completion> completions = new ArrayList<>(keys.size());
         for (int i = 0; i < claims.size(); i++) {
             ClaimResult claim = claims.get(i);
@@ -63,7 +64,7 @@ final class OnceRepository implements RepositoryUnderTest {
         if (completions.isEmpty()) {
             return 0;
         }
-        List<Boolean> recorded = store.completeAll(completions);
+        List<Boolean> recorded = store.complete(completions);
         for (int i = 0; i < recorded.size(); i++) {
             if (!recorded.get(i)) {
                 throw new IllegalStateException("completion refused for " + completions.get(i).lease().key());

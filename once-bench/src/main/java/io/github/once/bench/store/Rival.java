@@ -1,7 +1,7 @@
 package io.github.once.bench.store;
 
 import io.github.once.InMemoryIdempotencyStore;
-import io.github.once.TieredIdempotencyStore;
+import io.github.once.tiered.TieredIdempotencyStore;
 import io.github.once.bench.OnceJdbc;
 import io.github.once.bench.Services;
 import io.github.once.redis.RedisIdempotencyStore;
@@ -123,7 +123,7 @@ public enum Rival {
     },
     /**
      * Once's tiered store: Redis in front of PostgreSQL. New keys pay the JDBC claim and completion plus the front's
-     * look-up (the copy is written off the caller's thread); duplicates are answered by Redis alone.
+     * read (the copy is written off the caller's thread); duplicates are answered by Redis alone.
      */
     ONCE_TIERED("postgresql") {
         @Override
@@ -132,7 +132,7 @@ public enum Rival {
             OnceJdbc jdbc = OnceJdbc.open(services, namespace);
             RedisIdempotencyStore front = RedisIdempotencyStore.builder().uri(services.redisUri()).build();
             // Closing the repository closes the tiered store, which closes both; jdbc.close() then deletes the rows.
-            return new OnceRepository(TieredIdempotencyStore.of(front, jdbc.store()), namespace, RETENTION, jdbc::close);
+            return new OnceRepository(TieredIdempotencyStore.builder(front, jdbc.store()).build(), namespace, RETENTION, jdbc::close);
         }
     },
     /**
@@ -146,7 +146,7 @@ public enum Rival {
             String namespace = namespace();
             OnceJdbc jdbc = OnceJdbc.open(services, namespace);
             InMemoryIdempotencyStore front = InMemoryIdempotencyStore.builder().maxRecords(4_000_000).build();
-            return new OnceRepository(TieredIdempotencyStore.of(front, jdbc.store()), namespace, RETENTION, jdbc::close);
+            return new OnceRepository(TieredIdempotencyStore.builder(front, jdbc.store()).build(), namespace, RETENTION, jdbc::close);
         }
     },
     /**

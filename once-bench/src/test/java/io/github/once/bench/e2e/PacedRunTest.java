@@ -25,7 +25,7 @@ class PacedRunTest extends HarnessTest {
      * 200 messages would be consumed in a few tens of milliseconds, not the half second the rate asks for).
      */
     @ParameterizedTest
-    @EnumSource(value = Variant.class, names = {"BASELINE", "ONCE_MEMORY_PIPELINE", "SPRING_ONCE_MEMORY"})
+    @EnumSource(value = Variant.class, names = {"BASELINE", "ONCE_MEMORY", "SPRING_ONCE_MEMORY"})
     void aPacedRunTakesEveryMessageOnceAtThePublishersRate(Variant variant) throws Exception {
         EndToEndBenchmark harness = new EndToEndBenchmark();
         new CommandLine(harness).parseArgs("--rate", Integer.toString(RATE));

@@ -3,7 +3,7 @@ package io.github.once.cli.demo;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.Delivery;
 import io.github.once.IdempotencyKey;
-import io.github.once.IdempotentExecutor;
+import io.github.once.Idempotency;
 import io.github.once.rabbitmq.ConsumerAction;
 import io.github.once.rabbitmq.ConsumerListener;
 import io.github.once.rabbitmq.KeyExtractor;
@@ -20,7 +20,7 @@ final class OnceProcess extends ConsumerProcess {
     private final OnceStyle style;
     private final Connection connection;
     private final SeverableStore severable;
-    private final IdempotentExecutor executor;
+    private final Idempotency executor;
     private final AtomicInteger received = new AtomicInteger();
     private final AtomicInteger settled = new AtomicInteger();
     private OnceConsumer consumer;

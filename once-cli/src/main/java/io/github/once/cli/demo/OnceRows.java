@@ -1,12 +1,12 @@
 package io.github.once.cli.demo;
 
+import io.github.once.Idempotency;
 import io.github.once.InMemoryIdempotencyStore;
 import io.github.once.cli.CliException;
 import io.github.once.cli.SqlFailures;
 import io.github.once.cli.UrlDataSource;
 import io.github.once.jdbc.JdbcDialect;
 import io.github.once.jdbc.JdbcIdempotencyStore;
-import io.github.once.jdbc.JdbcTransactionScope;
 import io.github.once.rabbitmq.RetryPolicy;
 import io.github.once.redis.RedisIdempotencyStore;
 import io.lettuce.core.KeyScanCursor;
@@ -53,7 +53,7 @@ final class OnceRows {
                     + "broker): failures are still bounded by 3 attempts, then dead-lettered by a confirmed publish; "
                     + "a busy key is retried as fast as the queue turns over");
         }
-        setup.addStyle(OnceStyle.withStore("in-memory", InMemoryIdempotencyStore.create(), retry));
+        setup.addStyle(OnceStyle.withStore("in-memory", InMemoryIdempotencyStore.builder().build(), retry));
         String h2 = "jdbc:h2:mem:once-demo-" + setup.runId() + ";DB_CLOSE_DELAY=-1;LOCK_TIMEOUT=5000";
         addJdbc(setup, probe(h2), "h2", retry);
         if (redis != null) {
@@ -82,7 +82,7 @@ final class OnceRows {
         }
         setup.addStyle(OnceStyle.withStore(label, store, retry));
         setup.addStyle(OnceStyle.transactional(label,
-                config -> JdbcTransactionScope.executor(store).config(config).build(),
+                config -> Idempotency.builder(store).transactional().config(config).build(),
                 cellId -> effects.sink(), retry, null));
         setup.addResource(() -> {
             effects.close();

@@ -2,7 +2,7 @@ package io.github.once.cli.demo;
 
 import io.github.once.Idempotency;
 import io.github.once.IdempotencyConfig;
-import io.github.once.IdempotentExecutor;
+import io.github.once.Idempotency;
 import io.github.once.rabbitmq.RetryPolicy;
 import io.github.once.rabbitmq.RetryStrategy;
 import io.github.once.rabbitmq.Topology;
@@ -38,7 +38,7 @@ final class OnceStyle implements ConsumerStyle {
         return scenario == Scenario.CRASH_MID_WORK ? CONFIG : LIVING_CONFIG;
     }
 
-    record Executor(IdempotentExecutor executor, SeverableStore severable) {
+    record Executor(Idempotency executor, SeverableStore severable) {
     }
 
     private final String code;
@@ -69,7 +69,7 @@ final class OnceStyle implements ConsumerStyle {
     }
 
     /** Once with an executor whose effect commits with the record; effects land in {@code sink}. */
-    static OnceStyle transactional(String where, Function<IdempotencyConfig, IdempotentExecutor> executor,
+    static OnceStyle transactional(String where, Function<IdempotencyConfig, Idempotency> executor,
             Function<String, EffectSink> sink, RetryPolicy retry, AutoCloseable resource) {
         return new OnceStyle("once-" + where + "-tx", "Once, " + where + " transactional",
                 config -> new Executor(executor.apply(config), null), sink, true, retry, resource);

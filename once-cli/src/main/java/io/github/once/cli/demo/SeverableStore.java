@@ -5,6 +5,7 @@ import io.github.once.IdempotencyRecord;
 import io.github.once.StoreUnavailableException;
 import io.github.once.spi.ClaimRequest;
 import io.github.once.spi.ClaimResult;
+import io.github.once.spi.Completion;
 import io.github.once.spi.IdempotencyStore;
 import io.github.once.spi.Lease;
 import java.time.Duration;
@@ -34,21 +35,15 @@ final class SeverableStore implements IdempotencyStore {
     }
 
     @Override
-    public ClaimResult claim(ClaimRequest request) {
+    public List<ClaimResult> claim(List<ClaimRequest> requests) {
         check();
-        return store.claim(request);
+        return store.claim(requests);
     }
 
     @Override
-    public List<ClaimResult> claimAll(List<ClaimRequest> requests) {
+    public List<Boolean> complete(List<Completion> completions) {
         check();
-        return store.claimAll(requests);
-    }
-
-    @Override
-    public boolean complete(Lease lease, byte[] result, Duration retention) {
-        check();
-        return store.complete(lease, result, retention);
+        return store.complete(completions);
     }
 
     @Override
@@ -64,8 +59,8 @@ final class SeverableStore implements IdempotencyStore {
     }
 
     @Override
-    public Optional<IdempotencyRecord> find(IdempotencyKey key) {
+    public List<Optional<IdempotencyRecord>> find(List<IdempotencyKey> keys) {
         check();
-        return store.find(key);
+        return store.find(keys);
     }
 }

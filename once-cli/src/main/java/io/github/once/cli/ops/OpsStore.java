@@ -7,8 +7,7 @@ import io.github.once.cli.SqlFailures;
 import io.github.once.cli.UrlDataSource;
 import io.github.once.jdbc.JdbcDialect;
 import io.github.once.jdbc.JdbcIdempotencyStore;
-import io.github.once.jdbc.JdbcStoreInspector;
-import io.github.once.jdbc.MissingTableException;
+import io.github.once.StoreMisconfiguredException;
 import io.github.once.redis.RedisIdempotencyStore;
 import io.github.once.spi.InspectedRecord;
 import io.github.once.spi.RecordCounts;
@@ -92,13 +91,14 @@ final class OpsStore implements AutoCloseable {
         } catch (IllegalArgumentException e) {
             throw CliException.usage(e.getMessage());
         }
-        JdbcStoreInspector inspector = JdbcIdempotencyStore.builder(dataSource).dialect(dialect).tableName(table)
-                .queryTimeout(TIMEOUT).build().inspector();
-        OpsStore store = new OpsStore(inspector, "the database", host + ", table " + table, () -> { });
+        JdbcIdempotencyStore records = JdbcIdempotencyStore.builder(dataSource).dialect(dialect).tableName(table)
+                .queryTimeout(TIMEOUT).build();
+        OpsStore store = new OpsStore(records.inspector(), "the database", host + ", table " + table, () -> { });
         try {
-            inspector.requireTable();
-        } catch (MissingTableException e) {
-            throw CliException.missingSchema(e.getMessage() + " in " + host + ", or name yours with --table");
+            records.verify();
+        } catch (StoreMisconfiguredException e) {
+            throw CliException.missingSchema("no Once records table '" + table + "' that can be read in " + host
+                    + ", or name yours with --table. " + e.getMessage());
         } catch (OnceException e) {
             throw store.failure("cannot read from", e);
         }

@@ -9,11 +9,14 @@ import io.github.once.cli.ExitCodes;
 import io.github.once.cli.embedded.EmbeddedBroker;
 import io.github.once.spi.ClaimRequest;
 import io.github.once.spi.ClaimResult;
+import io.github.once.spi.Completion;
 import io.github.once.spi.IdempotencyStore;
 import io.github.once.spi.Lease;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicLong;
 import org.junit.jupiter.api.Test;
@@ -26,14 +29,18 @@ class BrokenStoreTest {
         private final AtomicLong tokens = new AtomicLong();
 
         @Override
-        public ClaimResult claim(ClaimRequest request) {
-            return new ClaimResult.Acquired(new Lease(request.key(), tokens.incrementAndGet(),
-                    Instant.now().plus(request.leaseDuration())));
+        public List<ClaimResult> claim(List<ClaimRequest> requests) {
+            List<ClaimResult> granted = new ArrayList<>();
+            for (ClaimRequest request : requests) {
+                granted.add(new ClaimResult.Acquired(new Lease(request.key(), tokens.incrementAndGet(),
+                        Instant.now().plus(request.leaseDuration()))));
+            }
+            return granted;
         }
 
         @Override
-        public boolean complete(Lease lease, byte[] result, Duration retention) {
-            return true;
+        public List<Boolean> complete(List<Completion> completions) {
+            return Collections.nCopies(completions.size(), true);
         }
 
         @Override
@@ -47,8 +54,8 @@ class BrokenStoreTest {
         }
 
         @Override
-        public Optional<IdempotencyRecord> find(IdempotencyKey key) {
-            return Optional.empty();
+        public List<Optional<IdempotencyRecord>> find(List<IdempotencyKey> keys) {
+            return Collections.nCopies(keys.size(), Optional.empty());
         }
     }
 

@@ -14,6 +14,7 @@ import io.github.once.cli.UrlDataSource;
 import io.github.once.jdbc.JdbcIdempotencyStore;
 import io.github.once.spi.ClaimRequest;
 import io.github.once.spi.ClaimResult;
+import io.github.once.testkit.StoreCalls;
 import java.sql.Connection;
 import java.sql.DriverManager;
 import java.sql.Statement;
@@ -37,22 +38,22 @@ class OpsJdbcTest {
             try (Idempotency once = Idempotency.builder(store).build()) {
                 once.execute(IdempotencyKey.of("orders", "done-1"), "b".getBytes(), ResultCodec.utf8(), ctx -> "ok 7");
             }
-            assertThat(store.claim(new ClaimRequest(IdempotencyKey.of("orders", "working-1"), null,
+            assertThat(StoreCalls.claim(store, new ClaimRequest(IdempotencyKey.of("orders", "working-1"), null,
                     Duration.ofMinutes(5), Duration.ofMinutes(10)))).isInstanceOf(ClaimResult.Acquired.class);
             IdempotencyKey expiring = IdempotencyKey.of("orders", "expiring-1");
-            assertThat(store.claim(new ClaimRequest(expiring, null, Duration.ofMillis(50), Duration.ofMillis(100))))
+            assertThat(StoreCalls.claim(store, new ClaimRequest(expiring, null, Duration.ofMillis(50), Duration.ofMillis(100))))
                     .isInstanceOf(ClaimResult.Acquired.class);
             IdempotencyKey otherExpiring = IdempotencyKey.of("refunds", "expiring-2");
-            assertThat(store.claim(new ClaimRequest(otherExpiring, null, Duration.ofMillis(50),
+            assertThat(StoreCalls.claim(store, new ClaimRequest(otherExpiring, null, Duration.ofMillis(50),
                     Duration.ofMillis(100)))).isInstanceOf(ClaimResult.Acquired.class);
-            ClaimResult failed = store.claim(new ClaimRequest(IdempotencyKey.of("orders", "failed-1"), null,
+            ClaimResult failed = StoreCalls.claim(store, new ClaimRequest(IdempotencyKey.of("orders", "failed-1"), null,
                     Duration.ofMinutes(5), Duration.ofMinutes(10)));
             assertThat(store.release(((ClaimResult.Acquired) failed).lease())).isTrue();
             IdempotencyKey died = IdempotencyKey.of("orders", "died-1");
-            assertThat(store.claim(new ClaimRequest(died, null, Duration.ofMillis(50), Duration.ofMinutes(10))))
+            assertThat(StoreCalls.claim(store, new ClaimRequest(died, null, Duration.ofMillis(50), Duration.ofMinutes(10))))
                     .isInstanceOf(ClaimResult.Acquired.class);
-            await().atMost(Duration.ofSeconds(5)).until(() -> store.find(expiring).isEmpty()
-                    && store.find(otherExpiring).isEmpty());
+            await().atMost(Duration.ofSeconds(5)).until(() -> StoreCalls.find(store, expiring).isEmpty()
+                    && StoreCalls.find(store, otherExpiring).isEmpty());
 
             Cli inspect = Cli.run("inspect", "orders", "done-1", "--jdbc-url", url, "--table", table);
             assertThat(inspect.exitCode()).as(inspect.toString()).isZero();

@@ -13,6 +13,7 @@ import io.github.once.cli.Services;
 import io.github.once.redis.RedisIdempotencyStore;
 import io.github.once.spi.ClaimRequest;
 import io.github.once.spi.ClaimResult;
+import io.github.once.testkit.StoreCalls;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
@@ -34,10 +35,10 @@ class OpsRedisTest {
         try (Idempotency once = Idempotency.builder(store).build()) {
             once.execute(IdempotencyKey.of(ns, "done-1"), "body".getBytes(), ResultCodec.utf8(), ctx -> "charged 42");
         }
-        ClaimResult working = store.claim(new ClaimRequest(IdempotencyKey.of(ns, "working-1"), null,
+        ClaimResult working = StoreCalls.claim(store, new ClaimRequest(IdempotencyKey.of(ns, "working-1"), null,
                 Duration.ofMinutes(5), Duration.ofMinutes(10)));
         assertThat(working).isInstanceOf(ClaimResult.Acquired.class);
-        ClaimResult released = store.claim(new ClaimRequest(IdempotencyKey.of(ns, "released-1"), null,
+        ClaimResult released = StoreCalls.claim(store, new ClaimRequest(IdempotencyKey.of(ns, "released-1"), null,
                 Duration.ofMinutes(5), Duration.ofMinutes(10)));
         assertThat(store.release(((ClaimResult.Acquired) released).lease())).isTrue();
     }
@@ -92,7 +93,7 @@ class OpsRedisTest {
     @Test
     void aClaimWhoseOwnerDiedIsLapsedNotReleased() {
         IdempotencyKey died = IdempotencyKey.of(ns, "died-1");
-        assertThat(store.claim(new ClaimRequest(died, null, Duration.ofMillis(300), Duration.ofMinutes(10))))
+        assertThat(StoreCalls.claim(store, new ClaimRequest(died, null, Duration.ofMillis(300), Duration.ofMinutes(10))))
                 .isInstanceOf(ClaimResult.Acquired.class);
         await().atMost(Duration.ofSeconds(10)).until(() ->
                 "LAPSED".equals(MiniJson.object(once("inspect", ns, "died-1", "--json").out()).get("standing")));

@@ -14,8 +14,4 @@ final class JdbcStores {
         return JdbcIdempotencyStore.builder(dataSource).tableName(jdbc.getTable())
                 .createTableIfMissing(jdbc.isCreateTable()).build();
     }
-
-    static boolean isJdbc(IdempotencyStore store) {
-        return store instanceof JdbcIdempotencyStore;
-    }
 }

@@ -9,6 +9,7 @@ import io.github.once.rabbitmq.QueueType;
 import io.github.once.rabbitmq.RetryPolicy;
 import io.github.once.rabbitmq.Topology;
 import io.github.once.spi.IdempotencyStore;
+import io.github.once.spi.TransactionalStore;
 import io.github.once.spring.rabbit.OnceAdvice;
 import io.github.once.spring.rabbit.OnceListenerRegistrar;
 
@@ -82,7 +83,7 @@ public class OnceAutoConfiguration {
         }
         log.warn("Once records keys in memory: duplicates across restarts and instances are NOT caught. Add "
                 + "once-jdbc (with a DataSource) or once-redis (with spring.data.redis.*) for a durable store.");
-        return InMemoryIdempotencyStore.create();
+        return InMemoryIdempotencyStore.builder().build();
     }
 
     @Bean
@@ -106,8 +107,7 @@ public class OnceAutoConfiguration {
             OnceAdvice.Builder b = OnceAdvice.builder(store, connectionFactory)
                     .idempotency(idempotency(p))
                     .consumer(consumer(p));
-            if (p.getJdbc().isTransactional() && ClassUtils.isPresent(JDBC, getClass().getClassLoader())
-                    && JdbcStores.isJdbc(store)) {
+            if (p.getJdbc().isTransactional() && store instanceof TransactionalStore) {
                 PlatformTransactionManager manager = transactions.getIfUnique();
                 DataSource ds = dataSource.getIfUnique();
                 if (manager != null && ds != null) {

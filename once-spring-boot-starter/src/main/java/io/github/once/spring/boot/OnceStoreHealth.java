@@ -3,6 +3,7 @@ package io.github.once.spring.boot;
 import io.github.once.IdempotencyKey;
 import io.github.once.spi.IdempotencyStore;
 
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -22,7 +23,7 @@ public final class OnceStoreHealth {
     public Result check() {
         long started = System.nanoTime();
         try {
-            store.find(PROBE);
+            store.find(List.of(PROBE));
             return new Result(true, Map.of("store", store.toString(),
                     "millis", (System.nanoTime() - started) / 1_000_000));
         } catch (RuntimeException e) {

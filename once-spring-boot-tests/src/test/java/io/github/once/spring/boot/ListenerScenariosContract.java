@@ -8,6 +8,7 @@ import io.github.once.rabbitmq.OnceHeaders;
 import io.github.once.rabbitmq.OutboundMessage;
 import io.github.once.spi.ClaimRequest;
 import io.github.once.spi.ClaimResult;
+import io.github.once.testkit.StoreCalls;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -100,7 +101,7 @@ abstract class ListenerScenariosContract extends ScenarioSupport {
         String single = queue("single");
         String id = id("busy");
         // Another consumer holds the key: its lease runs for a second more.
-        ClaimResult claim = store.claim(new ClaimRequest(IdempotencyKey.of(single, id), null, Duration.ofSeconds(1),
+        ClaimResult claim = StoreCalls.claim(store, new ClaimRequest(IdempotencyKey.of(single, id), null, Duration.ofSeconds(1),
                 Duration.ofMinutes(5)));
         assertThat(claim).isInstanceOf(ClaimResult.Acquired.class);
         Instant leaseEnds = Instant.now().plusSeconds(1);
@@ -227,7 +228,7 @@ abstract class ListenerScenariosContract extends ScenarioSupport {
         await().atMost(Duration.ofSeconds(10)).until(() -> listeners.effects("header:" + order) == 1);
         awaitEmpty(header);
         assertThat(listeners.effects("header:" + order)).isEqualTo(1);
-        assertThat(store.find(IdempotencyKey.of("orders", order))).isPresent();
+        assertThat(StoreCalls.find(store, IdempotencyKey.of("orders", order))).isPresent();
     }
 
     @Test
@@ -283,7 +284,7 @@ abstract class ListenerScenariosContract extends ScenarioSupport {
         stopping.join(10_000);
         assertThat(stopping.isAlive()).isFalse();
         assertThat(listeners.effects(id)).isEqualTo(1);
-        assertThat(store.find(IdempotencyKey.of(close, id))).hasValueSatisfying(
+        assertThat(StoreCalls.find(store, IdempotencyKey.of(close, id))).hasValueSatisfying(
                 r -> assertThat(r.state()).isEqualTo(RecordState.COMPLETED));
         // Acked: neither back in the queue nor held unacknowledged.
         assertThat(RabbitCtl.messages(close)).isZero();

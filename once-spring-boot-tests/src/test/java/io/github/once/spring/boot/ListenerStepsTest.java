@@ -5,6 +5,7 @@ import io.github.once.IdempotencyKey;
 import io.github.once.spi.IdempotencyStore;
 import io.github.once.spring.rabbit.Once;
 import io.github.once.spring.rabbit.OnceContext;
+import io.github.once.testkit.StoreCalls;
 
 import java.time.Duration;
 import java.util.List;
@@ -109,7 +110,7 @@ class ListenerStepsTest {
         String id = "order-" + UUID.randomUUID();
         template.send("", QUEUE, message(id, "pay 10"));
 
-        await().atMost(Duration.ofSeconds(15)).until(() -> store.find(IdempotencyKey.of(QUEUE, id)).isPresent()
+        await().atMost(Duration.ofSeconds(15)).until(() -> StoreCalls.find(store, IdempotencyKey.of(QUEUE, id)).isPresent()
                 && payments.attempts.getOrDefault(id, new AtomicInteger()).get() == 2);
         assertThat(payments.charges.get(id)).as("charges").hasValue(1);
         assertThat(payments.chargeResults.get(id)).as("the step's result on each attempt")

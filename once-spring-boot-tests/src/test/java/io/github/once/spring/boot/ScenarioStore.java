@@ -5,6 +5,7 @@ import io.github.once.IdempotencyRecord;
 import io.github.once.StoreUnavailableException;
 import io.github.once.spi.ClaimRequest;
 import io.github.once.spi.ClaimResult;
+import io.github.once.spi.Completion;
 import io.github.once.spi.IdempotencyStore;
 import io.github.once.spi.Lease;
 
@@ -74,17 +75,9 @@ final class ScenarioStore implements IdempotencyStore {
     }
 
     @Override
-    public ClaimResult claim(ClaimRequest request) {
+    public List<ClaimResult> claim(List<ClaimRequest> requests) {
         alive();
-        ClaimResult result = store.claim(request);
-        seen(request.key(), result);
-        return result;
-    }
-
-    @Override
-    public List<ClaimResult> claimAll(List<ClaimRequest> requests) {
-        alive();
-        List<ClaimResult> results = store.claimAll(requests);
+        List<ClaimResult> results = store.claim(requests);
         for (int i = 0; i < requests.size(); i++) {
             seen(requests.get(i).key(), results.get(i));
         }
@@ -92,18 +85,20 @@ final class ScenarioStore implements IdempotencyStore {
     }
 
     @Override
-    public boolean complete(Lease lease, byte[] result, Duration retention) {
+    public List<Boolean> complete(List<Completion> completions) {
         alive();
-        boolean done;
+        List<Boolean> done;
         try {
-            done = store.complete(lease, result, retention);
+            done = store.complete(completions);
         } catch (RuntimeException e) {
             failedCompletions.incrementAndGet();
             throw e;
         }
-        Runnable step = afterComplete.remove(lease.key());
-        if (done && step != null) {
-            step.run();
+        for (int i = 0; i < completions.size(); i++) {
+            Runnable step = afterComplete.remove(completions.get(i).lease().key());
+            if (done.get(i) && step != null) {
+                step.run();
+            }
         }
         return done;
     }
@@ -121,9 +116,9 @@ final class ScenarioStore implements IdempotencyStore {
     }
 
     @Override
-    public Optional<IdempotencyRecord> find(IdempotencyKey key) {
+    public List<Optional<IdempotencyRecord>> find(List<IdempotencyKey> keys) {
         alive();
-        return store.find(key);
+        return store.find(keys);
     }
 
     @Override

@@ -2,6 +2,7 @@ package io.github.once.spring.boot;
 
 import io.github.once.IdempotencyKey;
 import io.github.once.RecordState;
+import io.github.once.testkit.StoreCalls;
 
 import java.lang.reflect.Method;
 import java.time.Duration;
@@ -58,7 +59,7 @@ class StoreOutageTest extends ListenerStoreOutageContract {
             template.send("", single, message(id, "pay"));
         }
         // Stopped between messages: every record written, not only every effect done.
-        await().atMost(Duration.ofSeconds(10)).until(() -> ids.stream().allMatch(id -> store.find(
+        await().atMost(Duration.ofSeconds(10)).until(() -> ids.stream().allMatch(id -> StoreCalls.find(store,
                 IdempotencyKey.of(single, id)).filter(r -> r.state() == RecordState.COMPLETED).isPresent()));
         double pauses = counted("once.consumer.pauses", single);
         double resumes = counted("once.consumer.resumes", single);

@@ -3,6 +3,7 @@ package io.github.once.spring.boot;
 import io.github.once.IdempotencyKey;
 import io.github.once.spi.IdempotencyStore;
 import io.github.once.spring.rabbit.Once;
+import io.github.once.testkit.StoreCalls;
 
 import java.time.Duration;
 import java.util.UUID;
@@ -140,7 +141,7 @@ class TransactionalListenerTest {
         String id = "order-" + UUID.randomUUID();
         template.send("", QUEUE, message(id, "pay 10"));
         template.send("", QUEUE, message(id, "pay 10"));
-        await().atMost(Duration.ofSeconds(10)).until(() -> effects(id) == 1 && store.find(key(id)).isPresent());
+        await().atMost(Duration.ofSeconds(10)).until(() -> effects(id) == 1 && StoreCalls.find(store, key(id)).isPresent());
         await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(5)).until(() -> effects(id) == 1);
     }
 
@@ -155,7 +156,7 @@ class TransactionalListenerTest {
         // pauses the container first (a stop and a start), which takes seconds on a loaded machine; the wait says
         // where it stood if it runs out.
         await().atMost(Duration.ofSeconds(45)).untilAsserted(() -> {
-            assertThat(store.find(key(id))).as("the record of %s", id).isPresent();
+            assertThat(StoreCalls.find(store, key(id))).as("the record of %s", id).isPresent();
             assertThat(orders.calls() - before).as("listener runs").isGreaterThanOrEqualTo(2);
         });
         await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(5)).until(() -> effects(id) == 1);

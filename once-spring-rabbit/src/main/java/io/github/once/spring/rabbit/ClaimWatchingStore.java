@@ -14,7 +14,7 @@ import java.util.Optional;
 import java.util.function.BiConsumer;
 
 /**
- * The application's store, with the answers of a batch claim shown to the thread that asked: a batch listener is
+ * The application's store, with the answers of each claim call shown to the thread that asked: a batch listener is
  * called once, with the messages whose keys the batch claim acquired, so the listener must know them before the
  * first handler runs. Every call goes to the store unchanged.
  */
@@ -27,7 +27,7 @@ final class ClaimWatchingStore implements IdempotencyStore {
         this.store = store;
     }
 
-    /** Runs {@code work} with {@code watcher} told of every batch claim this thread makes meanwhile. */
+    /** Runs {@code work} with {@code watcher} told of every claim call this thread makes meanwhile. */
     static <T> T watching(BiConsumer<List<ClaimRequest>, List<ClaimResult>> watcher,
                           java.util.function.Supplier<T> work) {
         WATCHER.set(watcher);
@@ -43,13 +43,8 @@ final class ClaimWatchingStore implements IdempotencyStore {
     }
 
     @Override
-    public ClaimResult claim(ClaimRequest request) {
-        return store.claim(request);
-    }
-
-    @Override
-    public List<ClaimResult> claimAll(List<ClaimRequest> requests) {
-        List<ClaimResult> results = store.claimAll(requests);
+    public List<ClaimResult> claim(List<ClaimRequest> requests) {
+        List<ClaimResult> results = store.claim(requests);
         BiConsumer<List<ClaimRequest>, List<ClaimResult>> watcher = WATCHER.get();
         if (watcher != null) {
             watcher.accept(requests, results);
@@ -58,13 +53,8 @@ final class ClaimWatchingStore implements IdempotencyStore {
     }
 
     @Override
-    public boolean complete(Lease lease, byte[] result, Duration retention) {
-        return store.complete(lease, result, retention);
-    }
-
-    @Override
-    public List<Boolean> completeAll(List<Completion> completions) {
-        return store.completeAll(completions);
+    public List<Boolean> complete(List<Completion> completions) {
+        return store.complete(completions);
     }
 
     @Override
@@ -78,8 +68,13 @@ final class ClaimWatchingStore implements IdempotencyStore {
     }
 
     @Override
-    public Optional<IdempotencyRecord> find(IdempotencyKey key) {
-        return store.find(key);
+    public List<Optional<IdempotencyRecord>> find(List<IdempotencyKey> keys) {
+        return store.find(keys);
+    }
+
+    @Override
+    public void verify() {
+        store.verify();
     }
 
     @Override

@@ -77,7 +77,7 @@ final class ContainerPause implements AutoCloseable {
 
     private void probe(String queue, Duration waited) {
         try {
-            store.find(PROBE);
+            store.find(List.of(PROBE));
         } catch (RuntimeException e) {
             Duration next = waited.multipliedBy(2).compareTo(max) > 0 ? max : waited.multipliedBy(2);
             log.info("Once: the store is still unreachable ({}); next try in {} ms", e.toString(), next.toMillis());

@@ -17,6 +17,7 @@ import io.github.once.rabbitmq.Disposition;
 import io.github.once.spi.ClaimRequest;
 import io.github.once.spi.ClaimResult;
 import io.github.once.spi.IdempotencyStore;
+import io.github.once.spi.TransactionalStore;
 
 import java.util.ArrayList;
 import java.util.Collection;
@@ -267,8 +268,14 @@ public final class OnceAdvice implements MethodInterceptor, AutoCloseable {
             keys.add(key);
         }
 
-        /** The batch claim's answers: the first message of each acquired key goes to the listener. */
+        /**
+         * The batch claim's answers: the first message of each acquired key goes to the listener. Only the first
+         * claim call counts: a key repeated in the batch is claimed again later, after the listener ran.
+         */
         void claimed(List<ClaimRequest> requests, List<ClaimResult> results) {
+            if (acquired != null) {
+                return;
+            }
             Set<IdempotencyKey> won = new HashSet<>();
             for (int i = 0; i < requests.size(); i++) {
                 if (results.get(i) instanceof ClaimResult.Acquired) {
@@ -477,8 +484,8 @@ public final class OnceAdvice implements MethodInterceptor, AutoCloseable {
 
         /**
          * Transactional mode: each listener runs in a transaction of {@code manager} and the record is written on
-         * that transaction's connection of {@code dataSource}. The store must be once-jdbc's, over the same
-         * database.
+         * that transaction's connection of {@code dataSource}. The store must run transactions in that database
+         * (a {@link io.github.once.spi.TransactionalStore}: once-jdbc's store, or a tiered store over it).
          */
         public Builder transactional(PlatformTransactionManager manager, DataSource dataSource) {
             this.transactionManager = Objects.requireNonNull(manager, "transactionManager");
@@ -491,15 +498,16 @@ public final class OnceAdvice implements MethodInterceptor, AutoCloseable {
         }
     }
 
-    /** Keeps once-jdbc off the class path of applications that do not use transactional mode. */
+    /** Keeps spring-jdbc off the class path of applications that do not use transactional mode. */
     private static final class SpringTransactionsFactory {
         static SpringTransactions create(Builder b) {
-            if (!(b.store instanceof io.github.once.jdbc.JdbcIdempotencyStore jdbc)) {
-                throw new IllegalArgumentException("transactional mode needs once-jdbc's JdbcIdempotencyStore, but the "
-                        + "store is " + b.store);
+            if (!(b.store instanceof TransactionalStore transactional)) {
+                throw new IllegalArgumentException("transactional mode needs a store that runs transactions, such as"
+                        + " once-jdbc's JdbcIdempotencyStore, but the store is " + b.store);
             }
-            Idempotency plain = Idempotency.builder(jdbc).config(b.idempotency).listener(b.executorListener).build();
-            return new SpringTransactions(b.transactionManager, b.dataSource, jdbc, plain);
+            Idempotency plain = Idempotency.builder(transactional).config(b.idempotency).listener(b.executorListener)
+                    .build();
+            return new SpringTransactions(b.transactionManager, b.dataSource, transactional, plain);
         }
     }
 }

@@ -3,8 +3,7 @@ package io.github.once.spring.rabbit;
 import io.github.once.Idempotency;
 import io.github.once.Outcome;
 import io.github.once.Task;
-import io.github.once.jdbc.JdbcIdempotencyStore;
-import io.github.once.jdbc.JdbcTransactionScope;
+import io.github.once.spi.TransactionalStore;
 
 import java.sql.Connection;
 import java.util.ArrayList;
@@ -28,10 +27,10 @@ import org.springframework.transaction.support.TransactionTemplate;
 final class SpringTransactions {
     private final TransactionTemplate template;
     private final DataSource dataSource;
-    private final JdbcIdempotencyStore store;
+    private final TransactionalStore store;
     private final Idempotency executor;
 
-    SpringTransactions(PlatformTransactionManager manager, DataSource dataSource, JdbcIdempotencyStore store,
+    SpringTransactions(PlatformTransactionManager manager, DataSource dataSource, TransactionalStore store,
                        Idempotency executor) {
         this.template = new TransactionTemplate(Objects.requireNonNull(manager, "transactionManager"));
         this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
@@ -98,7 +97,7 @@ final class SpringTransactions {
     private Outcome<byte[]> inTransaction(Task<byte[]> task) {
         Connection connection = DataSourceUtils.getConnection(dataSource);
         try {
-            return executor.execute(JdbcTransactionScope.joining(store, connection), task);
+            return executor.execute(store.joining(connection), task);
         } finally {
             DataSourceUtils.releaseConnection(connection, dataSource);
         }

@@ -5,9 +5,8 @@ import com.rabbitmq.client.ConnectionFactory;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.once.Idempotency;
-import io.github.once.TieredIdempotencyStore;
+import io.github.once.tiered.TieredIdempotencyStore;
 import io.github.once.jdbc.JdbcIdempotencyStore;
-import io.github.once.jdbc.JdbcTransactionScope;
 import io.github.once.rabbitmq.OnceConsumer;
 import io.github.once.rabbitmq.OncePublisher;
 import io.github.once.rabbitmq.OutboundMessage;
@@ -62,9 +61,9 @@ public final class OrderFlowApp implements AutoCloseable {
                 .uri(options.getOrDefault("redis", "redis://127.0.0.1:6379"))
                 .keyPrefix("once:" + tables + ":")
                 .build();
-        this.store = TieredIdempotencyStore.of(front, records);
+        this.store = TieredIdempotencyStore.builder(front, records).build();
         // Claims ask Redis first; the handler's writes, its steps and the record commit in one transaction.
-        this.once = Idempotency.builder(store).scope(store.over(JdbcTransactionScope.of(records))).build();
+        this.once = Idempotency.builder(store).transactional().build();
         ConnectionFactory factory = new ConnectionFactory();
         factory.setUri(options.getOrDefault("amqp", "amqp://guest:guest@127.0.0.1:5672"));
         this.connection = factory.newConnection("order-flow");

@@ -21,7 +21,7 @@ class PaymentStepTest {
 
     private final FakePaymentService service = start();
     private final PaymentClient client = new PaymentClient(service.uri(), Duration.ofSeconds(2));
-    private final Idempotency once = Idempotency.builder(InMemoryIdempotencyStore.create()).build();
+    private final Idempotency once = Idempotency.builder(InMemoryIdempotencyStore.builder().build()).build();
     private final IdempotencyKey order = IdempotencyKey.of("orders", "order-" + UUID.randomUUID());
 
     private static FakePaymentService start() {

@@ -8,7 +8,7 @@ import io.github.once.ExecutionContext;
 import io.github.once.Idempotency;
 import io.github.once.InMemoryIdempotencyStore;
 import io.github.once.ResultCodec;
-import io.github.once.TieredIdempotencyStore;
+import io.github.once.tiered.TieredIdempotencyStore;
 import io.github.once.rabbitmq.OnceConsumer;
 import io.github.once.rabbitmq.OncePublisher;
 import io.github.once.rabbitmq.OutboundMessage;
@@ -41,8 +41,8 @@ class StepDeadLetterTest {
         AtomicInteger chargeAttempts = new AtomicInteger();
         ConnectionFactory factory = new ConnectionFactory();
         factory.setUri("amqp://guest:guest@127.0.0.1:5672");
-        TieredIdempotencyStore store = TieredIdempotencyStore.of(InMemoryIdempotencyStore.create(),
-                InMemoryIdempotencyStore.create());
+        TieredIdempotencyStore store = TieredIdempotencyStore.builder(InMemoryIdempotencyStore.builder().build(),
+                InMemoryIdempotencyStore.builder().build()).build();
         try (Connection connection = factory.newConnection("once-steps-test");
              Idempotency once = Idempotency.builder(store).build()) {
             try (OnceConsumer consumer = OnceConsumer.builder(connection, queue, once)

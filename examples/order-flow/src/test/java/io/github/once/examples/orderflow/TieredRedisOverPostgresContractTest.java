@@ -4,7 +4,8 @@ import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
 import io.github.once.IdempotencyKey;
 import io.github.once.RecordState;
-import io.github.once.TieredIdempotencyStore;
+import io.github.once.testkit.StoreCalls;
+import io.github.once.tiered.TieredIdempotencyStore;
 import io.github.once.jdbc.JdbcDialect;
 import io.github.once.jdbc.JdbcIdempotencyStore;
 import io.github.once.redis.RedisIdempotencyStore;
@@ -64,7 +65,7 @@ class TieredRedisOverPostgresContractTest extends IdempotencyStoreContract {
                 .createTableIfMissing(true).build();
         RedisIdempotencyStore front = RedisIdempotencyStore.builder().uri("redis://127.0.0.1:6379")
                 .keyPrefix("once:tiered-test:").timeout(Duration.ofSeconds(2)).build();
-        return TieredIdempotencyStore.of(front, records);
+        return TieredIdempotencyStore.builder(front, records).build();
     }
 
     /**
@@ -86,7 +87,7 @@ class TieredRedisOverPostgresContractTest extends IdempotencyStoreContract {
                 .tableName(TABLE).build();
         RedisIdempotencyStore front = RedisIdempotencyStore.builder().uri("redis://127.0.0.1:6379")
                 .keyPrefix("once:tiered-test:").timeout(Duration.ofSeconds(2)).build();
-        return TieredIdempotencyStore.of(front, records);
+        return TieredIdempotencyStore.builder(front, records).build();
     }
 
     @Override
@@ -104,13 +105,13 @@ class TieredRedisOverPostgresContractTest extends IdempotencyStoreContract {
             completions.add(new Completion(acquire(k), k.id().getBytes(StandardCharsets.UTF_8), Duration.ofHours(1)));
         }
 
-        assertThat(tiered.completeAll(completions)).containsExactly(true, true, true);
+        assertThat(tiered.complete(completions)).containsExactly(true, true, true);
 
         for (IdempotencyKey k : keys) {
-            await().atMost(Duration.ofSeconds(10)).until(() -> tiered.front().find(k)
+            await().atMost(Duration.ofSeconds(10)).until(() -> StoreCalls.find(tiered.front(), k)
                     .map(copy -> copy.state() == RecordState.COMPLETED).orElse(false));
         }
-        List<ClaimResult> again = tiered.claimAll(keys.stream().map(k -> request(k, "fp-1", Duration.ofMinutes(1)))
+        List<ClaimResult> again = tiered.claim(keys.stream().map(k -> request(k, "fp-1", Duration.ofMinutes(1)))
                 .toList());
         assertThat(again).allMatch(answer -> answer instanceof ClaimResult.Duplicate);
         assertThat(((ClaimResult.Duplicate) again.get(2)).record().result())
