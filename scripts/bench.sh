@@ -8,7 +8,7 @@
 #   scripts/bench.sh full     100,000 messages per run, 3 repetitions, full JMH with 1 and 4 threads
 #
 # Every mode runs the end-to-end harness three times: the default variants with one channel per consumer, then the
-# baseline and the Redis (one at a time, batch, pipelined) and transactional JDBC variants with 4 channels per Once
+# baseline and the Redis (one at a time, batch) and transactional JDBC variants with 4 channels per Once
 # consumer (prefetch 250 on each channel), then the baseline and Spring AMQP listener containers, plain and with
 # Once's advice (in-memory and Redis).
 #
@@ -58,11 +58,11 @@ java "${java_opts[@]}" -cp "$cp" io.github.once.bench.e2e.EndToEndBenchmark "${e
     --output "$out/end-to-end.md" | tee "$out/end-to-end.log"
 echo "End to end, 4 channels per Once consumer ($mode)..."
 java "${java_opts[@]}" -cp "$cp" io.github.once.bench.e2e.EndToEndBenchmark "${e2e_args[@]}" --channels 4 \
-    --variants baseline,once-redis,once-redis-batch,once-redis-pipeline,once-jdbc-tx,once-jdbc-tx-batch,once-jdbc-tx-pipeline \
+    --variants baseline,once-redis,once-redis-batch,once-jdbc-tx,once-jdbc-tx-batch \
     --output "$out/end-to-end-4ch.md" | tee "$out/end-to-end-4ch.log"
 echo "End to end, the tiered store against the JDBC store alone ($mode)..."
 java "${java_opts[@]}" -cp "$cp" io.github.once.bench.e2e.EndToEndBenchmark "${e2e_args[@]}" \
-    --variants baseline,once-jdbc-tx-batch,once-tiered-tx-batch,once-tiered-tx-batch-unhinted --output "$out/end-to-end-tiered.md" \
+    --variants baseline,once-jdbc-tx-batch,once-tiered-tx-batch --output "$out/end-to-end-tiered.md" \
     | tee "$out/end-to-end-tiered.log"
 echo "End to end, Spring AMQP containers ($mode)..."
 java "${java_opts[@]}" -cp "$cp" io.github.once.bench.e2e.EndToEndBenchmark "${e2e_args[@]}" \
