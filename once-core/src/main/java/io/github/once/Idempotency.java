@@ -8,7 +8,6 @@ import io.github.once.internal.UnitRunner;
 import io.github.once.spi.ExecutionScope;
 import io.github.once.spi.IdempotencyStore;
 import io.github.once.spi.TransactionalStore;
-import io.github.once.spi.UnitLostException;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -150,7 +149,7 @@ public final class Idempotency implements AutoCloseable {
             UnitRunner.Result<T> result;
             try {
                 result = runner.run(unit, tasks, failed, isolateFrom);
-            } catch (UnitLostException lost) {
+            } catch (ExecutionScope.UnitLostException lost) {
                 unit.close();
                 log.debug("Batch of {} lost a race ({}); running its tasks one by one", tasks.size(), lost.getMessage());
                 return oneByOne(tasks, failed);

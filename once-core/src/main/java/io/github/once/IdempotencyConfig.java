@@ -5,7 +5,7 @@ import io.github.once.internal.Durations;
 import java.time.Duration;
 import java.util.Objects;
 
-/** Immutable settings of an executor. Start from {@link #defaults()} or {@link #custom()}. */
+/** Immutable settings of an executor. Start from {@link #defaults()} or {@link #builder()}. */
 public final class IdempotencyConfig {
 
     private static final IdempotencyConfig DEFAULTS = new Builder().build();
@@ -32,7 +32,7 @@ public final class IdempotencyConfig {
         return DEFAULTS;
     }
 
-    public static Builder custom() {
+    public static Builder builder() {
         return new Builder();
     }
 
@@ -69,6 +69,7 @@ public final class IdempotencyConfig {
                 + ", crashLoopAfter=" + crashLoopAfter + ", maxResultBytes=" + maxResultBytes + "]";
     }
 
+    /** Builds {@link IdempotencyConfig}; every setting has a default unless its factory takes it. */
     public static final class Builder {
         private Duration leaseDuration = Duration.ofSeconds(30);
         private Duration retention = Duration.ofHours(24);

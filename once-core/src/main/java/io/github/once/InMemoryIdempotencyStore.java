@@ -5,7 +5,6 @@ import io.github.once.spi.ClaimResult;
 import io.github.once.spi.Completion;
 import io.github.once.spi.IdempotencyStore;
 import io.github.once.spi.Lease;
-import io.github.once.spi.PurgeableStore;
 import io.github.once.spi.StoreInspector;
 
 import java.time.Clock;
@@ -27,7 +26,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * frees nothing it refuses new keys with {@link StoreFullException}. It never forgets a record inside its
  * retention to make room.
  */
-public final class InMemoryIdempotencyStore implements IdempotencyStore, PurgeableStore {
+public final class InMemoryIdempotencyStore implements IdempotencyStore {
 
     private final ConcurrentHashMap<IdempotencyKey, Held> records = new ConcurrentHashMap<>();
     /** The token each key was last released with: a record still at that token was given back, not lapsed. */
@@ -201,23 +200,32 @@ public final class InMemoryIdempotencyStore implements IdempotencyStore, Purgeab
         return found == null || !found.liveAt(clock.instant()) ? Optional.empty() : Optional.of(found.record(key));
     }
 
-    @Override
+    /** Deletes at most {@code maxRecords} records past their expiry; the store also does so itself when full. */
     public int purgeExpired(int maxRecords) {
         return purgeExpired(null, maxRecords);
     }
 
     /** Deletes at most {@code maxRecords} expired records of {@code namespace} (every one when null). */
     int purgeExpired(String namespace, int maxRecords) {
+        Instant now = clock.instant();
+        return delete(namespace, maxRecords, held -> !held.liveAt(now));
+    }
+
+    /** Deletes at most {@code maxRecords} records of {@code namespace}, expired or not. */
+    int deleteNamespace(String namespace, int maxRecords) {
+        return delete(namespace, maxRecords, held -> true);
+    }
+
+    private int delete(String namespace, int maxRecords, java.util.function.Predicate<Held> which) {
         if (maxRecords <= 0) {
             throw new IllegalArgumentException("maxRecords must be positive, but was " + maxRecords);
         }
-        Instant now = clock.instant();
         int purged = 0;
         Iterator<Map.Entry<IdempotencyKey, Held>> it = records.entrySet().iterator();
         while (it.hasNext() && purged < maxRecords) {
             Map.Entry<IdempotencyKey, Held> e = it.next();
             if ((namespace == null || namespace.equals(e.getKey().namespace()))
-                    && !e.getValue().liveAt(now) && records.remove(e.getKey(), e.getValue())) {
+                    && which.test(e.getValue()) && records.remove(e.getKey(), e.getValue())) {
                 releasedTokens.remove(e.getKey());
                 takeovers.remove(e.getKey());
                 size.decrementAndGet();

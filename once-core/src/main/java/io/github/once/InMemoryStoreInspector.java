@@ -1,9 +1,5 @@
 package io.github.once;
 
-import io.github.once.spi.InspectedRecord;
-import io.github.once.spi.RecordCounts;
-import io.github.once.spi.RecordStanding;
-import io.github.once.spi.RecordSummary;
 import io.github.once.spi.StoreInspector;
 
 import java.time.Instant;
@@ -33,15 +29,15 @@ final class InMemoryStoreInspector implements StoreInspector {
     }
 
     @Override
-    public Optional<InspectedRecord> inspect(IdempotencyKey key) {
+    public Optional<StoreInspector.Inspected> inspect(IdempotencyKey key) {
         Instant now = store.now();
-        return store.find(key).map(r -> new InspectedRecord(r, standing(r, now), claimedAt(r), null));
+        return store.find(key).map(r -> new StoreInspector.Inspected(r, standing(r, now), claimedAt(r), null));
     }
 
     @Override
-    public RecordCounts count(String namespace) {
+    public StoreInspector.Counts count(String namespace) {
         Instant now = store.now();
-        long[] byStanding = new long[RecordStanding.values().length];
+        long[] byStanding = new long[StoreInspector.Standing.values().length];
         long expired = 0;
         for (IdempotencyRecord r : store.records()) {
             if (!inNamespace(r, namespace)) {
@@ -53,24 +49,24 @@ final class InMemoryStoreInspector implements StoreInspector {
                 byStanding[standing(r, now).ordinal()]++;
             }
         }
-        return new RecordCounts(now, byStanding[RecordStanding.IN_PROGRESS.ordinal()],
-                byStanding[RecordStanding.RELEASED.ordinal()], byStanding[RecordStanding.LAPSED.ordinal()],
-                byStanding[RecordStanding.COMPLETED.ordinal()], expired);
+        return new StoreInspector.Counts(now, byStanding[StoreInspector.Standing.IN_PROGRESS.ordinal()],
+                byStanding[StoreInspector.Standing.RELEASED.ordinal()], byStanding[StoreInspector.Standing.LAPSED.ordinal()],
+                byStanding[StoreInspector.Standing.COMPLETED.ordinal()], expired);
     }
 
     @Override
-    public List<RecordSummary> oldestInProgress(String namespace, int limit) {
+    public List<StoreInspector.Summary> oldestInProgress(String namespace, int limit) {
         Instant now = store.now();
-        List<RecordSummary> open = new ArrayList<>();
+        List<StoreInspector.Summary> open = new ArrayList<>();
         for (IdempotencyRecord r : store.records()) {
-            RecordStanding standing = standing(r, now);
+            StoreInspector.Standing standing = standing(r, now);
             if (inNamespace(r, namespace) && r.expiresAt().isAfter(now)
-                    && (standing == RecordStanding.IN_PROGRESS || standing == RecordStanding.LAPSED)) {
-                open.add(new RecordSummary(r.key().namespace(), r.key().storageId(), standing, r.token(),
+                    && (standing == StoreInspector.Standing.IN_PROGRESS || standing == StoreInspector.Standing.LAPSED)) {
+                open.add(new StoreInspector.Summary(r.key().namespace(), r.key().storageId(), standing, r.token(),
                         claimedAt(r), r.leaseUntil(), r.expiresAt()));
             }
         }
-        open.sort(Comparator.comparingLong(RecordSummary::token));
+        open.sort(Comparator.comparingLong(StoreInspector.Summary::token));
         return List.copyOf(open.subList(0, Math.min(limit, open.size())));
     }
 
@@ -79,8 +75,13 @@ final class InMemoryStoreInspector implements StoreInspector {
         return store.purgeExpired(namespace, maxRecords);
     }
 
-    private RecordStanding standing(IdempotencyRecord r, Instant now) {
-        return RecordStanding.of(r.state(), r.leaseUntil(), now, store.released(r));
+    @Override
+    public int deleteNamespace(String namespace, int maxRecords) {
+        return store.deleteNamespace(java.util.Objects.requireNonNull(namespace, "namespace"), maxRecords);
+    }
+
+    private StoreInspector.Standing standing(IdempotencyRecord r, Instant now) {
+        return StoreInspector.Standing.of(r.state(), r.leaseUntil(), now, store.released(r));
     }
 
     private static boolean inNamespace(IdempotencyRecord r, String namespace) {

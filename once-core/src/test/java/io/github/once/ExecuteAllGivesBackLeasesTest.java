@@ -49,11 +49,11 @@ class ExecuteAllGivesBackLeasesTest {
 
     private Idempotency executor(IdempotencyStore on) {
         return Idempotency.builder(on)
-                .config(IdempotencyConfig.custom().leaseDuration(LEASE).build())
+                .config(IdempotencyConfig.builder().leaseDuration(LEASE).build())
                 .listener(new OnceListener() {
                     @Override
-                    public void onStoreCall(StoreOperation operation, int keys, Duration elapsed, Throwable failure) {
-                        if (operation == StoreOperation.RENEW) {
+                    public void onStoreCall(OnceListener.StoreOperation operation, int keys, Duration elapsed, Throwable failure) {
+                        if (operation == OnceListener.StoreOperation.RENEW) {
                             renewals.incrementAndGet();
                         }
                     }

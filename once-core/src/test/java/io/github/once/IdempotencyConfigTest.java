@@ -19,7 +19,7 @@ class IdempotencyConfigTest {
 
     @Test
     void fromCopiesThenOverrides() {
-        IdempotencyConfig base = IdempotencyConfig.custom().leaseDuration(Duration.ofSeconds(5)).build();
+        IdempotencyConfig base = IdempotencyConfig.builder().leaseDuration(Duration.ofSeconds(5)).build();
         IdempotencyConfig derived = IdempotencyConfig.from(base).retention(Duration.ofHours(1)).build();
         assertThat(derived.leaseDuration()).isEqualTo(Duration.ofSeconds(5));
         assertThat(derived.retention()).isEqualTo(Duration.ofHours(1));
@@ -28,9 +28,9 @@ class IdempotencyConfigTest {
 
     @Test
     void badValuesNameTheSetting() {
-        assertThatThrownBy(() -> IdempotencyConfig.custom().leaseDuration(Duration.ZERO))
+        assertThatThrownBy(() -> IdempotencyConfig.builder().leaseDuration(Duration.ZERO))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("leaseDuration");
-        assertThatThrownBy(() -> IdempotencyConfig.custom().retention(Duration.ofSeconds(-1)))
+        assertThatThrownBy(() -> IdempotencyConfig.builder().retention(Duration.ofSeconds(-1)))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("retention");
     }
 }

@@ -25,7 +25,7 @@ class IdempotencyTest {
 
     private final InMemoryIdempotencyStore store = InMemoryIdempotencyStore.builder().build();
     private final List<Outcome<?>> heard = new ArrayList<>();
-    private final List<StoreOperation> calls = new ArrayList<>();
+    private final List<OnceListener.StoreOperation> calls = new ArrayList<>();
     /** Each store call as operation and key count, such as {@code CLAIM 3}. */
     private final List<String> sized = new ArrayList<>();
     private final OnceListener listener = new OnceListener() {
@@ -35,7 +35,7 @@ class IdempotencyTest {
         }
 
         @Override
-        public synchronized void onStoreCall(StoreOperation operation, int keys, Duration elapsed, Throwable failure) {
+        public synchronized void onStoreCall(OnceListener.StoreOperation operation, int keys, Duration elapsed, Throwable failure) {
             calls.add(operation);
             sized.add(operation + " " + keys);
         }
@@ -65,7 +65,7 @@ class IdempotencyTest {
         assertThat(((Outcome.Duplicate<String>) second).result()).isEqualTo("receipt-1");
         assertThat(effects).hasValue(1);
         assertThat(heard).hasSize(2);
-        assertThat(calls).containsExactly(StoreOperation.CLAIM, StoreOperation.COMPLETE, StoreOperation.CLAIM);
+        assertThat(calls).containsExactly(OnceListener.StoreOperation.CLAIM, OnceListener.StoreOperation.COMPLETE, OnceListener.StoreOperation.CLAIM);
     }
 
     @Test
@@ -109,7 +109,7 @@ class IdempotencyTest {
     @Test
     void fingerprintsCanBeTurnedOff() {
         Idempotency lax = Idempotency.builder(store)
-                .config(IdempotencyConfig.custom().fingerprint(PayloadFingerprint.NONE).build()).build();
+                .config(IdempotencyConfig.builder().fingerprint(PayloadFingerprint.NONE).build()).build();
         IdempotencyKey key = IdempotencyKey.of("orders", "m-4");
         lax.execute(key, body("a"), ResultCodec.none(), ctx -> null);
 
@@ -121,7 +121,7 @@ class IdempotencyTest {
     void theLeaseIsRenewedWhileALongHandlerRuns() throws Exception {
         once.close();
         once = Idempotency.builder(store)
-                .config(IdempotencyConfig.custom().leaseDuration(Duration.ofMillis(900)).build()).build();
+                .config(IdempotencyConfig.builder().leaseDuration(Duration.ofMillis(900)).build()).build();
         IdempotencyKey key = IdempotencyKey.of("orders", "m-5");
         CountDownLatch started = new CountDownLatch(1);
         CountDownLatch finish = new CountDownLatch(1);

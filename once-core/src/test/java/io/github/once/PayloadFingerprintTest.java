@@ -27,7 +27,7 @@ class PayloadFingerprintTest {
         PayloadFingerprint caseBlind = payload -> PayloadFingerprint.SHA_256.of(
                 body(new String(payload, StandardCharsets.UTF_8).toLowerCase(Locale.ROOT)));
         try (Idempotency once = Idempotency.builder(InMemoryIdempotencyStore.builder().build())
-                .config(IdempotencyConfig.custom().fingerprint(caseBlind).build()).build()) {
+                .config(IdempotencyConfig.builder().fingerprint(caseBlind).build()).build()) {
             IdempotencyKey key = IdempotencyKey.of("orders", "m-1");
             once.execute(key, body("A"), ResultCodec.none(), ctx -> null);
 

@@ -7,7 +7,6 @@ import io.github.once.IdempotencyConfig;
 import io.github.once.jdbc.JdbcIdempotencyStore;
 import io.github.once.rabbitmq.KeyExtractor;
 import io.github.once.rabbitmq.OnceConsumer;
-import io.github.once.rabbitmq.QueueType;
 import io.github.once.rabbitmq.RabbitConnections;
 import io.github.once.rabbitmq.Topology;
 
@@ -16,6 +15,7 @@ import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+
 import javax.sql.DataSource;
 
 import org.postgresql.ds.PGSimpleDataSource;
@@ -45,11 +45,11 @@ public final class OrdersConsumer {
                 .build();
         Idempotency once = Idempotency.builder(store)
                 .transactional() // the record commits with the handler's writes
-                .config(IdempotencyConfig.custom().retention(Duration.ofDays(7)).build())
+                .config(IdempotencyConfig.builder().retention(Duration.ofDays(7)).build())
                 .build();
         return OnceConsumer.builder(connection, queue, once)
                 .keyExtractor(KeyExtractor.jsonBody("order_id")) // the default is the message_id property
-                .topology(Topology.declareAll(QueueType.CLASSIC)) // the queue, its delay and dead-letter queues
+                .topology(Topology.declareAll(Topology.QueueType.CLASSIC)) // the queue, its delay and dead-letter queues
                 .handler((delivery, ctx) -> ship(ctx.resource(Connection.class), ctx.key().id(), delivery.getBody()))
                 .build()
                 .start();

@@ -12,7 +12,6 @@ import io.github.once.rabbitmq.MessageHandler;
 import io.github.once.rabbitmq.OnceConsumer;
 import io.github.once.rabbitmq.OncePublisher;
 import io.github.once.rabbitmq.OutboundMessage;
-import io.github.once.rabbitmq.QueueType;
 import io.github.once.rabbitmq.RetryPolicy;
 import io.github.once.rabbitmq.Topology;
 import io.github.once.redis.RedisIdempotencyStore;
@@ -21,6 +20,7 @@ import java.io.IOException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
+
 import javax.sql.DataSource;
 
 /**
@@ -33,7 +33,7 @@ final class OnceWiring {
     static final String RECORD_TABLE = "once_chaos_record";
     static final Duration STORE_TIMEOUT = Duration.ofSeconds(2);
 
-    private static final RetryPolicy RETRY = RetryPolicy.custom()
+    private static final RetryPolicy RETRY = RetryPolicy.builder()
             .maxAttempts(10)
             .backoff(Duration.ofMillis(200), Duration.ofSeconds(1), Duration.ofSeconds(3))
             .build();
@@ -42,7 +42,7 @@ final class OnceWiring {
     }
 
     static IdempotencyConfig config(Duration lease) {
-        return IdempotencyConfig.custom().leaseDuration(lease).build();
+        return IdempotencyConfig.builder().leaseDuration(lease).build();
     }
 
     static Idempotency memory(Duration lease) {
@@ -83,7 +83,7 @@ final class OnceWiring {
 
     /** The work queue, its delay queues and its dead-letter queue, all quorum queues. */
     static void declareTopology(Channel channel, String queue) throws IOException {
-        Topology.declareAll(QueueType.QUORUM).declare(channel, queue, RETRY);
+        Topology.declareAll(Topology.QueueType.QUORUM).declare(channel, queue, RETRY);
     }
 
     static String deadLetterQueue(String queue) {

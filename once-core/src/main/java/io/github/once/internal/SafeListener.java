@@ -3,7 +3,6 @@ package io.github.once.internal;
 import io.github.once.IdempotencyKey;
 import io.github.once.OnceListener;
 import io.github.once.Outcome;
-import io.github.once.StoreOperation;
 import io.github.once.spi.Lease;
 
 import java.time.Duration;
@@ -32,7 +31,7 @@ public final class SafeListener implements OnceListener {
     }
 
     @Override
-    public void onStoreCall(StoreOperation operation, int keys, Duration elapsed, Throwable failure) {
+    public void onStoreCall(OnceListener.StoreOperation operation, int keys, Duration elapsed, Throwable failure) {
         each("a store call", l -> l.onStoreCall(operation, keys, elapsed, failure));
     }
 

@@ -3,9 +3,9 @@ package io.github.once.internal;
 import io.github.once.IdempotencyConfig;
 import io.github.once.IdempotencyKey;
 import io.github.once.OnceException;
+import io.github.once.OnceListener;
 import io.github.once.ResultCodec;
 import io.github.once.StepBusyException;
-import io.github.once.StoreOperation;
 import io.github.once.StoreUnavailableException;
 import io.github.once.spi.ClaimRequest;
 import io.github.once.spi.ClaimResult;
@@ -74,7 +74,7 @@ public final class StepRunner {
     private <T> T runAcquired(ExecutionScope.Mark mark, Lease lease, ResultCodec<T> codec, Callable<T> step)
             throws Exception {
         LeaseKeeper keeper = new LeaseKeeper(lease, config.leaseDuration(),
-                l -> calls.timed(StoreOperation.RENEW, 1, () -> store.renew(l, config.leaseDuration())));
+                l -> calls.timed(OnceListener.StoreOperation.RENEW, 1, () -> store.renew(l, config.leaseDuration())));
         if (unit.renewsLeases()) {
             keeper.start(renewals);
         }
@@ -108,7 +108,7 @@ public final class StepRunner {
     private void undo(ExecutionScope.Mark mark, Lease lease, Throwable cause) {
         try {
             mark.undo();
-            calls.timed(StoreOperation.RELEASE, 1, () -> unit.release(lease));
+            calls.timed(OnceListener.StoreOperation.RELEASE, 1, () -> unit.release(lease));
         } catch (StoreUnavailableException e) {
             log.warn("Could not release step {}; it frees itself when its lease ends", lease.key(), e);
         } catch (RuntimeException e) {

@@ -1,7 +1,7 @@
 package io.github.once.internal;
 
 import io.github.once.OnceException;
-import io.github.once.StoreOperation;
+import io.github.once.OnceListener;
 import io.github.once.spi.ClaimRequest;
 import io.github.once.spi.ClaimResult;
 import io.github.once.spi.Completion;
@@ -27,12 +27,12 @@ public final class StoreCalls {
 
     /** One claim through {@code unit}: a batch of one. */
     public ClaimResult claimOne(ExecutionScope.Unit unit, ClaimRequest request) {
-        return one(timed(StoreOperation.CLAIM, 1, () -> unit.claim(List.of(request))));
+        return one(timed(OnceListener.StoreOperation.CLAIM, 1, () -> unit.claim(List.of(request))));
     }
 
     /** One completion through {@code unit}: a batch of one. */
     public boolean completeOne(ExecutionScope.Unit unit, Completion completion) {
-        return one(timed(StoreOperation.COMPLETE, 1, () -> unit.complete(List.of(completion))));
+        return one(timed(OnceListener.StoreOperation.COMPLETE, 1, () -> unit.complete(List.of(completion))));
     }
 
     /** The one answer to a batch of one, checked: a store that answers another number breaks the SPI. */
@@ -43,7 +43,7 @@ public final class StoreCalls {
         return answers.get(0);
     }
 
-    public <R> R timed(StoreOperation operation, int keys, Supplier<R> call) {
+    public <R> R timed(OnceListener.StoreOperation operation, int keys, Supplier<R> call) {
         long started = System.nanoTime();
         try {
             R result = call.get();

@@ -3,8 +3,8 @@ package io.github.once.internal;
 import io.github.once.IdempotencyConfig;
 import io.github.once.IdempotencyKey;
 import io.github.once.OnceException;
+import io.github.once.OnceListener;
 import io.github.once.Outcome;
-import io.github.once.StoreOperation;
 import io.github.once.StoreRejectedException;
 import io.github.once.StoreUnavailableException;
 import io.github.once.Task;
@@ -108,7 +108,7 @@ public final class TaskSteps {
     /** A keeper of {@code lease}, renewing through the store; started where the unit asks for renewal. */
     public <T> Held<T> hold(Task<T> task, Lease lease, boolean renew) {
         LeaseKeeper keeper = new LeaseKeeper(lease, config.leaseDuration(),
-                l -> calls.timed(StoreOperation.RENEW, 1, () -> store.renew(l, config.leaseDuration())),
+                l -> calls.timed(OnceListener.StoreOperation.RENEW, 1, () -> store.renew(l, config.leaseDuration())),
                 calls.listener());
         if (renew) {
             keeper.start(renewals);
@@ -176,7 +176,7 @@ public final class TaskSteps {
      */
     public boolean release(ExecutionScope.Unit unit, Lease lease) {
         try {
-            calls.timed(StoreOperation.RELEASE, 1, () -> unit.release(lease));
+            calls.timed(OnceListener.StoreOperation.RELEASE, 1, () -> unit.release(lease));
             return true;
         } catch (StoreUnavailableException e) {
             log.warn("Could not release {}; it frees itself when its lease ends", lease.key(), e);

@@ -2,8 +2,8 @@ package io.github.once.internal;
 
 import io.github.once.IdempotencyKey;
 import io.github.once.OnceException;
+import io.github.once.OnceListener;
 import io.github.once.Outcome;
-import io.github.once.StoreOperation;
 import io.github.once.Task;
 import io.github.once.spi.ClaimRequest;
 import io.github.once.spi.ClaimResult;
@@ -114,7 +114,7 @@ public final class UnitRunner {
                     firsts.add(request);
                 }
             }
-            List<ClaimResult> claims = calls.timed(StoreOperation.CLAIM, firsts.size(), () -> unit.claim(firsts));
+            List<ClaimResult> claims = calls.timed(OnceListener.StoreOperation.CLAIM, firsts.size(), () -> unit.claim(firsts));
             if (claims.size() != firsts.size()) {
                 throw new OnceException("store answered " + claims.size() + " claims for " + firsts.size() + " requests");
             }
@@ -197,7 +197,7 @@ public final class UnitRunner {
             for (Slot<T> h : held) {
                 completions.add(steps.completion(h.held()));
             }
-            List<Boolean> recorded = calls.timed(StoreOperation.COMPLETE, completions.size(),
+            List<Boolean> recorded = calls.timed(OnceListener.StoreOperation.COMPLETE, completions.size(),
                     () -> unit.complete(completions));
             if (recorded.size() != completions.size()) {
                 throw new OnceException("store answered " + recorded.size() + " completions for " + completions.size());

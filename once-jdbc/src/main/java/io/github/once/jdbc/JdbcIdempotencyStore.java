@@ -2,14 +2,22 @@ package io.github.once.jdbc;
 
 import io.github.once.IdempotencyKey;
 import io.github.once.IdempotencyRecord;
+import io.github.once.jdbc.internal.Claims;
+import io.github.once.jdbc.internal.Completions;
+import io.github.once.jdbc.internal.JdbcStoreInspector;
+import io.github.once.jdbc.internal.JdbcTransactionScope;
+import io.github.once.jdbc.internal.RaceLost;
+import io.github.once.jdbc.internal.RecordTable;
+import io.github.once.jdbc.internal.SqlErrors;
+import io.github.once.jdbc.internal.TableCheck;
+import io.github.once.jdbc.internal.Transaction;
 import io.github.once.spi.ClaimRequest;
 import io.github.once.spi.ClaimResult;
 import io.github.once.spi.Completion;
 import io.github.once.spi.ExecutionScope;
+import io.github.once.spi.Lease;
 import io.github.once.spi.StoreInspector;
 import io.github.once.spi.TransactionalStore;
-import io.github.once.spi.Lease;
-import io.github.once.spi.PurgeableStore;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -24,6 +32,7 @@ import java.util.Objects;
 import java.util.Optional;
 import java.util.concurrent.atomic.LongAdder;
 import java.util.regex.Pattern;
+
 import javax.sql.DataSource;
 
 import org.slf4j.Logger;
@@ -56,10 +65,12 @@ import org.slf4j.LoggerFactory;
  * });
  * }</pre>
  */
-public final class JdbcIdempotencyStore implements TransactionalStore, PurgeableStore {
+public final class JdbcIdempotencyStore implements TransactionalStore {
 
     private static final Logger log = LoggerFactory.getLogger(JdbcIdempotencyStore.class);
     private static final Pattern IDENTIFIER = Pattern.compile("[A-Za-z_][A-Za-z0-9_]{0,47}");
+    /** The record table's name unless one is set, as the schema scripts create it. */
+    public static final String DEFAULT_TABLE = "once_record";
     /** Default rows per purge statement. */
     public static final int DEFAULT_PURGE_BATCH = 1_000;
 
@@ -100,11 +111,6 @@ public final class JdbcIdempotencyStore implements TransactionalStore, Purgeable
                 + table.sql.table + "]";
     }
 
-    /** The table and its statements, which the transactional scope runs inside its own transactions. */
-    RecordTable table() {
-        return table;
-    }
-
     /**
      * Transactional mode: each task or batch in one transaction on a connection from the data source, the claim,
      * the handler's writes and the record committed together. A claim that loses a race is answered from what is
@@ -112,7 +118,7 @@ public final class JdbcIdempotencyStore implements TransactionalStore, Purgeable
      */
     @Override
     public ExecutionScope transactionScope() {
-        return JdbcTransactionScope.of(this);
+        return JdbcTransactionScope.of(this, table);
     }
 
     /**
@@ -123,7 +129,12 @@ public final class JdbcIdempotencyStore implements TransactionalStore, Purgeable
      */
     @Override
     public ExecutionScope joining(Connection connection) {
-        return JdbcTransactionScope.joining(this, connection);
+        return JdbcTransactionScope.joining(this, table, connection);
+    }
+
+    /** The table and its statements (for this package's tests). */
+    RecordTable table() {
+        return table;
     }
 
     /** Operators' view of this store's table: one record with its standing, counts, oldest claims, purge. */
@@ -190,9 +201,11 @@ public final class JdbcIdempotencyStore implements TransactionalStore, Purgeable
     /**
      * Deletes at most {@code maxRecords} expired records, in statements of at most 1,000 rows that walk the expiry
      * index. Safe to run from several processes at once: PostgreSQL skips rows another purge has locked, MariaDB
-     * and H2 delete in index order so concurrent purges wait rather than deadlock.
+     * and H2 delete in index order so concurrent purges wait rather than deadlock. {@link JdbcPurger} runs it on a
+     * schedule.
+     *
+     * @return how many were deleted; fewer than {@code maxRecords} means none is left for now
      */
-    @Override
     public int purgeExpired(int maxRecords) {
         if (maxRecords <= 0) {
             throw new IllegalArgumentException("maxRecords must be positive, but was " + maxRecords);
@@ -264,11 +277,11 @@ public final class JdbcIdempotencyStore implements TransactionalStore, Purgeable
         validateTableName(tableName);
         StringBuilder script = new StringBuilder();
         for (String resource : dialect.migrationResources()) {
-            try (InputStream in = JdbcIdempotencyStore.class.getClassLoader().getResourceAsStream(resource)) {
+            try (InputStream in = JdbcIdempotencyStore.class.getResourceAsStream("/" + resource)) {
                 if (in == null) {
                     throw new IllegalStateException("schema resource " + resource + " is missing");
                 }
-                script.append(new String(in.readAllBytes(), StandardCharsets.UTF_8).replace("once_record", tableName))
+                script.append(new String(in.readAllBytes(), StandardCharsets.UTF_8).replace(DEFAULT_TABLE, tableName))
                         .append('\n');
             } catch (IOException e) {
                 throw new IllegalStateException("cannot read " + resource, e);
@@ -290,7 +303,7 @@ public final class JdbcIdempotencyStore implements TransactionalStore, Purgeable
     public static final class Builder {
         private final DataSource dataSource;
         private JdbcDialect dialect;
-        private String tableName = "once_record";
+        private String tableName = DEFAULT_TABLE;
         private boolean createTableIfMissing;
         private Duration queryTimeout = Duration.ofSeconds(2);
 

@@ -1,13 +1,13 @@
 package io.github.once.jdbc;
 
 import io.github.once.OnceException;
-import io.github.once.spi.PurgeableStore;
 
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.Executors;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntUnaryOperator;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -26,21 +26,31 @@ public final class JdbcPurger implements AutoCloseable {
 
     private static final Logger log = LoggerFactory.getLogger(JdbcPurger.class);
 
-    private final PurgeableStore store;
+    private final IntUnaryOperator purge;
     private final Duration interval;
     private final int batchSize;
     private final int maxBatchesPerRun;
     private ScheduledExecutorService scheduler;
 
     private JdbcPurger(Builder b) {
-        this.store = b.store;
+        this.purge = b.purge;
         this.interval = b.interval;
         this.batchSize = b.batchSize;
         this.maxBatchesPerRun = b.maxBatchesPerRun;
     }
 
-    public static Builder builder(PurgeableStore store) {
-        return new Builder(store);
+    /** A purger of the store's expired records ({@link JdbcIdempotencyStore#purgeExpired(int)}). */
+    public static Builder builder(JdbcIdempotencyStore store) {
+        return new Builder(Objects.requireNonNull(store, "store")::purgeExpired);
+    }
+
+    /**
+     * A purger of any table with the same schedule: {@code purge} deletes at most the given number of rows in one
+     * bounded batch and answers how many it deleted (fewer means nothing is left for now). once-outbox's purger of
+     * sent rows runs on it.
+     */
+    public static Builder builder(IntUnaryOperator purge) {
+        return new Builder(purge);
     }
 
     /** Runs {@link #runOnce()} every interval on a daemon thread of its own. */
@@ -67,7 +77,7 @@ public final class JdbcPurger implements AutoCloseable {
     public int runOnce() {
         int total = 0;
         for (int i = 0; i < maxBatchesPerRun; i++) {
-            int deleted = store.purgeExpired(batchSize);
+            int deleted = purge.applyAsInt(batchSize);
             total += deleted;
             if (deleted < batchSize) {
                 break;
@@ -97,14 +107,15 @@ public final class JdbcPurger implements AutoCloseable {
         }
     }
 
+    /** Builds {@link JdbcPurger}; every setting has a default unless its factory takes it. */
     public static final class Builder {
-        private final PurgeableStore store;
+        private final IntUnaryOperator purge;
         private Duration interval = Duration.ofMinutes(1);
         private int batchSize = JdbcIdempotencyStore.DEFAULT_PURGE_BATCH;
         private int maxBatchesPerRun = 100;
 
-        private Builder(PurgeableStore store) {
-            this.store = Objects.requireNonNull(store, "store");
+        private Builder(IntUnaryOperator purge) {
+            this.purge = Objects.requireNonNull(purge, "purge");
         }
 
         /** Time between runs (default 1 minute). */

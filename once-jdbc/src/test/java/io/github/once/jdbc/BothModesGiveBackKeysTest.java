@@ -1,6 +1,7 @@
 package io.github.once.jdbc;
 
 import com.zaxxer.hikari.HikariDataSource;
+
 import io.github.once.Idempotency;
 import io.github.once.IdempotencyConfig;
 import io.github.once.IdempotencyKey;
@@ -40,7 +41,7 @@ class BothModesGiveBackKeysTest {
         SEPARATE_RECORD, TRANSACTIONAL;
 
         Idempotency executor() {
-            IdempotencyConfig config = IdempotencyConfig.custom().leaseDuration(Duration.ofSeconds(30)).build();
+            IdempotencyConfig config = IdempotencyConfig.builder().leaseDuration(Duration.ofSeconds(30)).build();
             return this == TRANSACTIONAL ? Idempotency.builder(store).config(config).transactional().build()
                     : Idempotency.builder(store).config(config).build();
         }

@@ -2,6 +2,7 @@ package io.github.once.jdbc;
 
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+
 import io.github.once.Idempotency;
 import io.github.once.IdempotencyConfig;
 import io.github.once.IdempotencyKey;
@@ -82,8 +83,8 @@ class JdbcIdempotencyStoreTest {
             }
             // The dead process's lease is short, so the redelivery need not wait long; the second's is long, so a
             // slow machine cannot take the key from it while it works.
-            IdempotencyConfig config = IdempotencyConfig.custom().leaseDuration(Duration.ofMillis(300)).build();
-            IdempotencyConfig secondConfig = IdempotencyConfig.custom().leaseDuration(Duration.ofSeconds(30)).build();
+            IdempotencyConfig config = IdempotencyConfig.builder().leaseDuration(Duration.ofMillis(300)).build();
+            IdempotencyConfig secondConfig = IdempotencyConfig.builder().leaseDuration(Duration.ofSeconds(30)).build();
             IdempotencyKey key = IdempotencyKey.of("sep" + UUID.randomUUID().toString().substring(0, 8), "m-1");
             AtomicInteger handlerRuns = new AtomicInteger();
             try {
@@ -140,7 +141,7 @@ class JdbcIdempotencyStoreTest {
             JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(pool).tableName(TestDb.randomTable("once_exec"))
                     .createTableIfMissing(true).build();
             try (Idempotency once = Idempotency.builder(store)
-                    .config(IdempotencyConfig.custom().leaseDuration(Duration.ofSeconds(3)).build()).build()) {
+                    .config(IdempotencyConfig.builder().leaseDuration(Duration.ofSeconds(3)).build()).build()) {
                 IdempotencyKey key = IdempotencyKey.of("exec" + UUID.randomUUID().toString().substring(0, 8), "Ünïcödé 🦄");
                 assertThat(once.execute(key, new byte[]{1}, ResultCodec.utf8(), ctx -> "r")).isInstanceOf(Outcome.Processed.class);
                 Outcome<String> again = once.execute(key, new byte[]{1}, ResultCodec.utf8(), ctx -> "other");

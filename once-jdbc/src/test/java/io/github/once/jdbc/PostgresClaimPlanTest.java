@@ -2,6 +2,8 @@ package io.github.once.jdbc;
 
 import com.zaxxer.hikari.HikariDataSource;
 
+import io.github.once.jdbc.internal.Sql;
+
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.ResultSet;

@@ -83,7 +83,7 @@ class StateMachineTest {
         return id;
     }
 
-    private static Transition move(TestDb db, StateMachine machine, String id, String to) throws SQLException {
+    private static StateMachine.Transition move(TestDb db, StateMachine machine, String id, String to) throws SQLException {
         try (Connection c = pool(db).getConnection()) {
             return machine.move(c, id, to);
         }
@@ -101,12 +101,12 @@ class StateMachineTest {
     }
 
     /** 16 threads, each on its own connection, run {@code move} at once; their answers in no order. */
-    private static List<Transition> race(TestDb db, MoveCall move) throws Exception {
+    private static List<StateMachine.Transition> race(TestDb db, MoveCall move) throws Exception {
         int threads = 16;
         CountDownLatch start = new CountDownLatch(1);
         ExecutorService pool = Executors.newFixedThreadPool(threads);
         try {
-            List<Future<Transition>> futures = new ArrayList<>();
+            List<Future<StateMachine.Transition>> futures = new ArrayList<>();
             for (int t = 0; t < threads; t++) {
                 int thread = t;
                 futures.add(pool.submit(() -> {
@@ -117,8 +117,8 @@ class StateMachineTest {
                 }));
             }
             start.countDown();
-            List<Transition> answers = new ArrayList<>();
-            for (Future<Transition> f : futures) {
+            List<StateMachine.Transition> answers = new ArrayList<>();
+            for (Future<StateMachine.Transition> f : futures) {
                 answers.add(f.get(60, TimeUnit.SECONDS));
             }
             return answers;
@@ -128,7 +128,7 @@ class StateMachineTest {
     }
 
     interface MoveCall {
-        Transition move(Connection connection, int thread) throws SQLException;
+        StateMachine.Transition move(Connection connection, int thread) throws SQLException;
     }
 
     @ParameterizedTest
@@ -138,12 +138,12 @@ class StateMachineTest {
         StateMachine machine = orders(db, true).build();
         String id = newRow(db, "new");
 
-        List<Transition> answers = race(db, (c, thread) -> machine.move(c, id, "processing"));
+        List<StateMachine.Transition> answers = race(db, (c, thread) -> machine.move(c, id, "processing"));
 
-        assertThat(answers).filteredOn(t -> t instanceof Transition.Applied).hasSize(1)
-                .first().isEqualTo(new Transition.Applied("processing", 1));
-        assertThat(answers).filteredOn(t -> !(t instanceof Transition.Applied))
-                .hasSize(15).allMatch(t -> t.equals(new Transition.Duplicate("processing", 1)));
+        assertThat(answers).filteredOn(t -> t instanceof StateMachine.Transition.Applied).hasSize(1)
+                .first().isEqualTo(new StateMachine.Transition.Applied("processing", 1));
+        assertThat(answers).filteredOn(t -> !(t instanceof StateMachine.Transition.Applied))
+                .hasSize(15).allMatch(t -> t.equals(new StateMachine.Transition.Duplicate("processing", 1)));
     }
 
     @ParameterizedTest
@@ -152,27 +152,27 @@ class StateMachineTest {
     void racingVersionedMovesApplyOnce(TestDb db) throws Exception {
         StateMachine machine = orders(db, true).build();
         String id = newRow(db, "new");
-        Transition started = move(db, machine, id, "processing");
-        assertThat(started).isEqualTo(new Transition.Applied("processing", 1));
+        StateMachine.Transition started = move(db, machine, id, "processing");
+        assertThat(started).isEqualTo(new StateMachine.Transition.Applied("processing", 1));
 
-        List<Transition> answers = race(db, (c, thread) -> machine.move(c, id, thread % 2 == 0 ? "paid" : "failed", 1));
+        List<StateMachine.Transition> answers = race(db, (c, thread) -> machine.move(c, id, thread % 2 == 0 ? "paid" : "failed", 1));
 
-        List<Transition> applied = answers.stream().filter(t -> t instanceof Transition.Applied).toList();
+        List<StateMachine.Transition> applied = answers.stream().filter(t -> t instanceof StateMachine.Transition.Applied).toList();
         assertThat(applied).hasSize(1);
-        String winner = ((Transition.Applied) applied.get(0)).state();
-        assertThat(applied.get(0)).isEqualTo(new Transition.Applied(winner, 2));
+        String winner = ((StateMachine.Transition.Applied) applied.get(0)).state();
+        assertThat(applied.get(0)).isEqualTo(new StateMachine.Transition.Applied(winner, 2));
         assertThat(status(db, id)).isEqualTo(winner);
-        for (Transition t : answers) {
-            if (t instanceof Transition.Duplicate d) {
-                assertThat(d).isEqualTo(new Transition.Duplicate(winner, 2));
-            } else if (t instanceof Transition.Conflict conflict) {
-                assertThat(conflict).isEqualTo(new Transition.Conflict(winner, 2));
+        for (StateMachine.Transition t : answers) {
+            if (t instanceof StateMachine.Transition.Duplicate d) {
+                assertThat(d).isEqualTo(new StateMachine.Transition.Duplicate(winner, 2));
+            } else if (t instanceof StateMachine.Transition.Conflict conflict) {
+                assertThat(conflict).isEqualTo(new StateMachine.Transition.Conflict(winner, 2));
             } else {
                 assertThat(t).isSameAs(applied.get(0));
             }
         }
-        assertThat(answers).filteredOn(t -> t instanceof Transition.Conflict).hasSize(8);
-        assertThat(answers).filteredOn(t -> t instanceof Transition.Duplicate).hasSize(7);
+        assertThat(answers).filteredOn(t -> t instanceof StateMachine.Transition.Conflict).hasSize(8);
+        assertThat(answers).filteredOn(t -> t instanceof StateMachine.Transition.Duplicate).hasSize(7);
     }
 
     @ParameterizedTest
@@ -182,13 +182,13 @@ class StateMachineTest {
         StateMachine machine = orders(db, true).build();
         String id = newRow(db, "new");
 
-        assertThat(move(db, machine, id, "processing")).isEqualTo(new Transition.Applied("processing", 1));
-        assertThat(move(db, machine, id, "paid")).isEqualTo(new Transition.Applied("paid", 2));
-        assertThat(move(db, machine, id, "paid")).isEqualTo(new Transition.Duplicate("paid", 2));
-        assertThat(move(db, machine, id, "failed")).isEqualTo(new Transition.Conflict("paid", 2));
-        assertThat(move(db, machine, "no-such-order", "paid")).isEqualTo(new Transition.Missing("no-such-order"));
+        assertThat(move(db, machine, id, "processing")).isEqualTo(new StateMachine.Transition.Applied("processing", 1));
+        assertThat(move(db, machine, id, "paid")).isEqualTo(new StateMachine.Transition.Applied("paid", 2));
+        assertThat(move(db, machine, id, "paid")).isEqualTo(new StateMachine.Transition.Duplicate("paid", 2));
+        assertThat(move(db, machine, id, "failed")).isEqualTo(new StateMachine.Transition.Conflict("paid", 2));
+        assertThat(move(db, machine, "no-such-order", "paid")).isEqualTo(new StateMachine.Transition.Missing("no-such-order"));
         try (Connection c = pool(db).getConnection()) {
-            assertThat(machine.move(c, id, "paid", 1)).isEqualTo(new Transition.Duplicate("paid", 2));
+            assertThat(machine.move(c, id, "paid", 1)).isEqualTo(new StateMachine.Transition.Duplicate("paid", 2));
             assertThatThrownBy(() -> machine.move(c, id, "shipped")).isInstanceOf(IllegalArgumentException.class)
                     .hasMessageContaining("shipped");
         }
@@ -203,12 +203,12 @@ class StateMachineTest {
         StateMachine withoutRetry = orders(db, false).build();
         String id = newRow(db, "new");
         move(db, withRetry, id, "processing");
-        assertThat(move(db, withRetry, id, "failed")).isEqualTo(new Transition.Applied("failed", 2));
+        assertThat(move(db, withRetry, id, "failed")).isEqualTo(new StateMachine.Transition.Applied("failed", 2));
 
         assertThat(move(db, withoutRetry, id, "processing")).as("the trap: failed -> processing not declared")
-                .isEqualTo(new Transition.Conflict("failed", 2));
-        assertThat(move(db, withRetry, id, "processing")).isEqualTo(new Transition.Applied("processing", 3));
-        assertThat(move(db, withRetry, id, "paid")).isEqualTo(new Transition.Applied("paid", 4));
+                .isEqualTo(new StateMachine.Transition.Conflict("failed", 2));
+        assertThat(move(db, withRetry, id, "processing")).isEqualTo(new StateMachine.Transition.Applied("processing", 3));
+        assertThat(move(db, withRetry, id, "paid")).isEqualTo(new StateMachine.Transition.Applied("paid", 4));
     }
 
     @ParameterizedTest
@@ -217,16 +217,16 @@ class StateMachineTest {
     void stuckProcessingIsRecoveredAfterDeadline(TestDb db) throws Exception {
         StateMachine machine = orders(db, true).build();
         String id = newRow(db, "new");
-        assertThat(move(db, machine, id, "processing")).isEqualTo(new Transition.Applied("processing", 1));
+        assertThat(move(db, machine, id, "processing")).isEqualTo(new StateMachine.Transition.Applied("processing", 1));
         // The worker crashes here: nothing moves the row out of processing.
 
         assertThat(move(db, machine, id, "processing")).as("within the deadline the work is in flight elsewhere")
-                .isEqualTo(new Transition.Duplicate("processing", 1));
-        Transition retaken = await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100))
-                .until(() -> move(db, machine, id, "processing"), t -> t instanceof Transition.Applied);
+                .isEqualTo(new StateMachine.Transition.Duplicate("processing", 1));
+        StateMachine.Transition retaken = await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(100))
+                .until(() -> move(db, machine, id, "processing"), t -> t instanceof StateMachine.Transition.Applied);
 
-        assertThat(retaken).isEqualTo(new Transition.Applied("processing", 2));
-        assertThat(move(db, machine, id, "paid")).isEqualTo(new Transition.Applied("paid", 3));
+        assertThat(retaken).isEqualTo(new StateMachine.Transition.Applied("processing", 2));
+        assertThat(move(db, machine, id, "paid")).isEqualTo(new StateMachine.Transition.Applied("paid", 3));
     }
 
     @ParameterizedTest
@@ -243,7 +243,7 @@ class StateMachineTest {
             rs.next();
             session = rs.getLong(1);
         }
-        assertThat(machine.move(worker, id, "processing")).isEqualTo(new Transition.Applied("processing", 1));
+        assertThat(machine.move(worker, id, "processing")).isEqualTo(new StateMachine.Transition.Applied("processing", 1));
 
         try (Connection admin = pool(db).getConnection(); Statement st = admin.createStatement()) {
             st.execute(db.killSession(session)); // the worker dies before its work commits
@@ -251,7 +251,7 @@ class StateMachineTest {
         worker.close();
 
         assertThat(status(db, id)).isEqualTo("new");
-        assertThat(move(db, machine, id, "processing")).isEqualTo(new Transition.Applied("processing", 1));
+        assertThat(move(db, machine, id, "processing")).isEqualTo(new StateMachine.Transition.Applied("processing", 1));
     }
 
     private static String tableOf(TestDb db) {

@@ -5,6 +5,7 @@ import com.zaxxer.hikari.HikariDataSource;
 import io.github.once.IdempotencyKey;
 import io.github.once.StoreMisconfiguredException;
 import io.github.once.StoreUnavailableException;
+import io.github.once.jdbc.internal.SqlErrors;
 import io.github.once.spi.ClaimRequest;
 import io.github.once.testkit.StoreCalls;
 

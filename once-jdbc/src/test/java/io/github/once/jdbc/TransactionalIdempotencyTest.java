@@ -1,6 +1,7 @@
 package io.github.once.jdbc;
 
 import com.zaxxer.hikari.HikariDataSource;
+
 import io.github.once.Idempotency;
 import io.github.once.IdempotencyConfig;
 import io.github.once.IdempotencyKey;
@@ -10,7 +11,6 @@ import io.github.once.OnceListener;
 import io.github.once.Outcome;
 import io.github.once.RecordState;
 import io.github.once.ResultCodec;
-import io.github.once.StoreOperation;
 import io.github.once.Task;
 import io.github.once.spi.ClaimRequest;
 import io.github.once.spi.ClaimResult;
@@ -36,6 +36,7 @@ import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+
 import javax.sql.DataSource;
 
 import org.junit.jupiter.api.AfterAll;
@@ -101,7 +102,7 @@ class TransactionalIdempotencyTest {
             effects = f.effects();
             namespace = "tx" + UUID.randomUUID().toString().replace("-", "").substring(0, 16);
             once = Idempotency.builder(store).transactional()
-                    .config(IdempotencyConfig.custom().leaseDuration(Duration.ofSeconds(30)).build())
+                    .config(IdempotencyConfig.builder().leaseDuration(Duration.ofSeconds(30)).build())
                     .listener(new OnceListener() {
                         @Override
                         public void onOutcome(Outcome<?> outcome, Duration elapsed) {
@@ -302,10 +303,10 @@ class TransactionalIdempotencyTest {
         void batchRecordsCompletionsInOneStatement() throws Exception {
             List<String> calls = java.util.Collections.synchronizedList(new ArrayList<>());
             Idempotency batched = Idempotency.builder(store).transactional()
-                    .config(IdempotencyConfig.custom().leaseDuration(Duration.ofSeconds(30)).build())
+                    .config(IdempotencyConfig.builder().leaseDuration(Duration.ofSeconds(30)).build())
                     .listener(new OnceListener() {
                         @Override
-                        public void onStoreCall(StoreOperation operation, int keys, Duration elapsed, Throwable failure) {
+                        public void onStoreCall(OnceListener.StoreOperation operation, int keys, Duration elapsed, Throwable failure) {
                             calls.add(operation + ":" + keys + (failure == null ? "" : ":failed"));
                         }
                     })
@@ -350,7 +351,7 @@ class TransactionalIdempotencyTest {
                             CountingDataSource.counting(pool, Map.of("setSavepoint", savepoints, "commit", commits)))
                     .tableName(store.tableName()).build();
             Idempotency batched = Idempotency.builder(counted).transactional()
-                    .config(IdempotencyConfig.custom().leaseDuration(Duration.ofSeconds(30)).build()).build();
+                    .config(IdempotencyConfig.builder().leaseDuration(Duration.ofSeconds(30)).build()).build();
             List<Task<String>> batch = new ArrayList<>();
             for (int i = 0; i < 20; i++) {
                 batch.add(effectTask(key("ok-" + i), "r" + i));
@@ -376,7 +377,7 @@ class TransactionalIdempotencyTest {
                             CountingDataSource.counting(pool, Map.of("setSavepoint", savepoints, "commit", commits)))
                     .tableName(store.tableName()).build();
             Idempotency batched = Idempotency.builder(counted).transactional()
-                    .config(IdempotencyConfig.custom().leaseDuration(Duration.ofSeconds(30)).build()).build();
+                    .config(IdempotencyConfig.builder().leaseDuration(Duration.ofSeconds(30)).build()).build();
             List<Integer> failing = List.of(5, 13);
             int[] runs = new int[20];
             List<Task<String>> batch = new ArrayList<>();

@@ -1,7 +1,12 @@
 package io.github.once.micrometer;
 
 import io.github.once.IdempotencyKey;
-
+import io.github.once.OnceListener;
+import io.github.once.micrometer.internal.ConsumerMeters;
+import io.github.once.micrometer.internal.ExecutorMeters;
+import io.github.once.rabbitmq.ConsumerConfig;
+import io.github.once.rabbitmq.ConsumerListener;
+import io.github.once.rabbitmq.OnceConsumer;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.TimeGauge;
@@ -9,6 +14,7 @@ import io.micrometer.core.instrument.TimeGauge;
 import java.time.Duration;
 import java.util.Objects;
 import java.util.concurrent.TimeUnit;
+import java.util.function.IntSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -17,11 +23,10 @@ import java.util.function.Supplier;
  * key) and, for the consumer's meters, the queue. The meters and their names are listed in docs/observability.md.
  *
  * <pre>{@code
- * OnceMeters meters = OnceMeters.of(registry);
+ * OnceMeters meters = OnceMeters.builder(registry).build();
  * Idempotency once = Idempotency.builder(store).listener(meters.executor("orders")).build();
- * ConsumerMeters consumerMeters = meters.consumer("orders");
- * OnceConsumer consumer = OnceConsumer.builder(connection, "orders", once).listener(consumerMeters)...build();
- * consumerMeters.watch(consumer); // the in-flight gauge
+ * OnceConsumer consumer = OnceConsumer.builder(connection, "orders", once).listener(meters.consumer("orders"))...build();
+ * meters.inFlight(consumer); // the in-flight gauge
  * }</pre>
  */
 public final class OnceMeters {
@@ -34,12 +39,8 @@ public final class OnceMeters {
         this.histograms = b.histograms;
     }
 
-    /** The defaults: percentile histograms on the store and handler timers. */
-    public static OnceMeters of(MeterRegistry registry) {
-        return custom(registry).build();
-    }
-
-    public static Builder custom(MeterRegistry registry) {
+    /** Meters on {@code registry}; by default with percentile histograms on the store and handler timers. */
+    public static Builder builder(MeterRegistry registry) {
         return new Builder(registry);
     }
 
@@ -48,12 +49,12 @@ public final class OnceMeters {
      * with each key's namespace; store calls, which name no key, with {@code namespace}: the namespace the
      * executor serves (or a label of your choice for an executor shared by several).
      */
-    public ExecutorMeters executor(String namespace) {
+    public OnceListener executor(String namespace) {
         return new ExecutorMeters(registry, checkedNamespace(namespace), histograms);
     }
 
     /** The listener for the consumer of {@code queue} whose namespace is the queue name (the consumer's default). */
-    public ConsumerMeters consumer(String queue) {
+    public ConsumerListener consumer(String queue) {
         return consumer(queue, queue);
     }
 
@@ -61,11 +62,32 @@ public final class OnceMeters {
      * The listener for the consumer of {@code queue}. Settled deliveries are tagged with their key's namespace;
      * events that name no key (deliveries, pauses) with {@code namespace}.
      */
-    public ConsumerMeters consumer(String queue, String namespace) {
+    public ConsumerListener consumer(String queue, String namespace) {
         if (queue == null || queue.isBlank()) {
             throw new IllegalArgumentException("queue must not be blank, but was '" + queue + "'");
         }
         return new ConsumerMeters(registry, queue, checkedNamespace(namespace));
+    }
+
+    /**
+     * A gauge of {@code consumer}'s deliveries in flight (received and not yet settled), tagged with its queue and
+     * namespace (the fixed one, else the queue's name). The consumer is held weakly, like every gauge's source.
+     */
+    public OnceMeters inFlight(OnceConsumer consumer) {
+        ConsumerConfig config = Objects.requireNonNull(consumer, "consumer").config();
+        String namespace = config.namespace() != null ? config.namespace() : consumer.queue();
+        ConsumerMeters.inFlight(registry, consumer.queue(), checkedNamespace(namespace), consumer, OnceConsumer::inFlight);
+        return this;
+    }
+
+    /**
+     * A gauge of the deliveries in flight of a consumer Once does not run itself (once-spring-rabbit's advice hands
+     * its count per queue), read from {@code deliveries} at every scrape.
+     */
+    public OnceMeters inFlight(String queue, String namespace, IntSupplier deliveries) {
+        Objects.requireNonNull(deliveries, "deliveries");
+        ConsumerMeters.inFlight(registry, queue, checkedNamespace(namespace), deliveries, IntSupplier::getAsInt);
+        return this;
     }
 
     /**
@@ -110,6 +132,7 @@ public final class OnceMeters {
         return namespace;
     }
 
+    /** Builds {@link OnceMeters}; the registry is the one setting without a default. */
     public static final class Builder {
         private final MeterRegistry registry;
         private boolean histograms = true;

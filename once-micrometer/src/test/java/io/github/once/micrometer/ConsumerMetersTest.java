@@ -8,12 +8,11 @@ import io.github.once.Idempotency;
 import io.github.once.IdempotencyKey;
 import io.github.once.InMemoryIdempotencyStore;
 import io.github.once.rabbitmq.ConsumerAction;
+import io.github.once.rabbitmq.ConsumerListener;
 import io.github.once.rabbitmq.DeadLetterReason;
 import io.github.once.rabbitmq.OnceConsumer;
-import io.github.once.rabbitmq.QueueType;
 import io.github.once.rabbitmq.RetryPolicy;
 import io.github.once.rabbitmq.Topology;
-
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
@@ -33,26 +32,26 @@ import static org.awaitility.Awaitility.await;
 class ConsumerMetersTest {
 
     private static final RetryPolicy ONE_ATTEMPT =
-            RetryPolicy.custom().maxAttempts(1).backoff(Duration.ofMillis(50)).build();
+            RetryPolicy.builder().maxAttempts(1).backoff(Duration.ofMillis(50)).build();
 
     private final MeterRegistry registry = new SimpleMeterRegistry();
-    private final OnceMeters meters = OnceMeters.of(registry);
+    private final OnceMeters meters = OnceMeters.builder(registry).build();
 
     private double count(String name, String... tags) {
         return registry.get(name).tags(tags).counter().count();
     }
 
     private OnceConsumer start(Rabbit rabbit, Idempotency once) throws Exception {
-        ConsumerMeters consumerMeters = meters.consumer(rabbit.queue);
+        ConsumerListener consumerMeters = meters.consumer(rabbit.queue);
         OnceConsumer consumer = rabbit.track(OnceConsumer.builder(rabbit.connection(), rabbit.queue, once)
-                .topology(Topology.declareAll(QueueType.CLASSIC))
+                .topology(Topology.declareAll(Topology.QueueType.CLASSIC))
                 .retry(rabbit.retry)
                 .storeBackoff(Duration.ofMillis(100), Duration.ofMillis(200))
                 .listener(consumerMeters)
                 .handler((d, ctx) -> {
                 })
                 .build());
-        consumerMeters.watch(consumer);
+        meters.inFlight(consumer);
         return consumer.start();
     }
 
@@ -129,18 +128,18 @@ class ConsumerMetersTest {
 
     @Test
     void deadLetterRetryAndBatchEventsFeedTheirMeters() {
-        ConsumerMeters listener = meters.consumer("orders");
+        ConsumerListener listener = meters.consumer("orders");
         Delivery d = new Delivery(new Envelope(1, false, "", "orders"),
                 new AMQP.BasicProperties.Builder().messageId("m-1").build(), "x".getBytes(StandardCharsets.UTF_8));
         IdempotencyKey key = IdempotencyKey.of("orders", "m-1");
 
         assertThat(registry.find("once.consumer.dead.letters").tag("queue", "orders").counters())
                 .hasSize(DeadLetterReason.values().length).allSatisfy(c -> assertThat(c.count()).isZero());
-        listener.onDeadLetter(d, key, DeadLetterReason.CONFLICT, null);
-        listener.onDeadLetter(d, null, DeadLetterReason.MISSING_KEY, null);
-        listener.onRetry(d, key, ConsumerAction.RETRIED_FAILED, 2, Duration.ofSeconds(1));
-        listener.onRetry(d, key, ConsumerAction.RETRIED_FAILED, 3, Duration.ofSeconds(5));
-        listener.onRetry(d, key, ConsumerAction.RETRIED_BUSY, 1, Duration.ofSeconds(5));
+        listener.onDeadLetter(d, key, DeadLetterReason.CONFLICT, null, null);
+        listener.onDeadLetter(d, null, DeadLetterReason.MISSING_KEY, null, null);
+        listener.onRetry(d, key, ConsumerAction.RETRIED_FAILED, 2, Duration.ofSeconds(1), null);
+        listener.onRetry(d, key, ConsumerAction.RETRIED_FAILED, 3, Duration.ofSeconds(5), null);
+        listener.onRetry(d, key, ConsumerAction.RETRIED_BUSY, 1, Duration.ofSeconds(5), null);
         listener.onBatch(10);
         listener.onBatch(30);
 

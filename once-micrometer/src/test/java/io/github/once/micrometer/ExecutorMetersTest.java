@@ -4,12 +4,12 @@ import io.github.once.Idempotency;
 import io.github.once.IdempotencyConfig;
 import io.github.once.IdempotencyKey;
 import io.github.once.InMemoryIdempotencyStore;
+import io.github.once.OnceListener;
 import io.github.once.Outcome;
 import io.github.once.ResultCodec;
 import io.github.once.StoreUnavailableException;
 import io.github.once.Task;
 import io.github.once.spi.Lease;
-
 import io.micrometer.core.instrument.Meter;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Tag;
@@ -33,7 +33,7 @@ import static org.assertj.core.api.Assertions.assertThatThrownBy;
 class ExecutorMetersTest {
 
     private final MeterRegistry registry = new SimpleMeterRegistry();
-    private final OnceMeters meters = OnceMeters.of(registry);
+    private final OnceMeters meters = OnceMeters.builder(registry).build();
     private final List<AutoCloseable> closeables = new ArrayList<>();
 
     @AfterEach
@@ -96,7 +96,7 @@ class ExecutorMetersTest {
     void everyOtherOutcomeIsCountedUnderItsName() {
         StoreClock clock = new StoreClock();
         InMemoryIdempotencyStore store = InMemoryIdempotencyStore.builder().clock(clock).build();
-        Idempotency once = executor(store, IdempotencyConfig.custom().leaseDuration(Duration.ofSeconds(30)).build());
+        Idempotency once = executor(store, IdempotencyConfig.builder().leaseDuration(Duration.ofSeconds(30)).build());
 
         once.execute(task("reused", "first", ctx -> "done"));
         once.execute(task("reused", "second", ctx -> "done")); // conflict
@@ -166,7 +166,7 @@ class ExecutorMetersTest {
 
     @Test
     void outcomesFollowTheKeysNamespaceAndStartAtZero() {
-        ExecutorMeters listener = meters.executor("orders");
+        OnceListener listener = meters.executor("orders");
         assertThat(registry.find("once.outcomes").tag("namespace", "orders").counters()).hasSize(7)
                 .allSatisfy(c -> assertThat(c.count()).isZero());
         assertThat(registry.get("once.takeovers").tag("namespace", "orders").counter().count()).isZero();
@@ -185,7 +185,7 @@ class ExecutorMetersTest {
 
     @Test
     void handlerTakeoverAndRenewalEventsFeedTheirMeters() {
-        ExecutorMeters listener = meters.executor("orders");
+        OnceListener listener = meters.executor("orders");
         IdempotencyKey key = IdempotencyKey.of("orders", "k-1");
         Lease lease = new Lease(key, 7, Instant.EPOCH);
 

@@ -5,13 +5,13 @@ import com.rabbitmq.client.Delivery;
 import com.rabbitmq.client.Envelope;
 
 import io.github.once.IdempotencyKey;
+import io.github.once.OnceListener;
 import io.github.once.Outcome;
-import io.github.once.StoreOperation;
 import io.github.once.StoreUnavailableException;
 import io.github.once.rabbitmq.ConsumerAction;
+import io.github.once.rabbitmq.ConsumerListener;
 import io.github.once.rabbitmq.DeadLetterReason;
 import io.github.once.spi.Lease;
-
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 
@@ -65,7 +65,7 @@ class MeterNamesTest {
     /** The names of the samples a registry exports once every event the binder hears has happened. */
     static Set<String> exported() {
         PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-        everyEvent(OnceMeters.of(registry));
+        everyEvent(OnceMeters.builder(registry).build());
         Set<String> names = new TreeSet<>();
         Matcher m = SAMPLE.matcher(registry.scrape());
         while (m.find()) {
@@ -78,28 +78,28 @@ class MeterNamesTest {
     static void everyEvent(OnceMeters meters) {
         IdempotencyKey key = IdempotencyKey.of("orders", "m-1");
         Lease lease = new Lease(key, 1, Instant.EPOCH);
-        ExecutorMeters executor = meters.executor("orders");
+        OnceListener executor = meters.executor("orders");
         executor.onOutcome(new Outcome.Processed<>(key, null, 1), Duration.ofMillis(1));
-        for (StoreOperation op : StoreOperation.values()) {
+        for (OnceListener.StoreOperation op : OnceListener.StoreOperation.values()) {
             executor.onStoreCall(op, 2, Duration.ofMillis(1), null);
         }
-        executor.onStoreCall(StoreOperation.CLAIM, 1, Duration.ofMillis(1), new StoreUnavailableException("down"));
+        executor.onStoreCall(OnceListener.StoreOperation.CLAIM, 1, Duration.ofMillis(1), new StoreUnavailableException("down"));
         executor.onHandler(key, Duration.ofMillis(3), null);
         executor.onHandler(key, Duration.ofMillis(3), new IllegalStateException());
         executor.onTakeover(lease);
         executor.onRenewal(lease, true, null);
         meters.recordsInProgress("orders", () -> 1).oldestInProgress("orders", () -> Duration.ofSeconds(1));
 
-        ConsumerMeters consumer = meters.consumer("orders");
+        ConsumerListener consumer = meters.consumer("orders");
         Delivery d = new Delivery(new Envelope(1, false, "", "orders"),
                 new AMQP.BasicProperties.Builder().messageId("m-1").build(), new byte[0]);
         consumer.onDelivery(d, 1);
         consumer.onAction(d, key, ConsumerAction.PROCESSED);
         consumer.onPause(new StoreUnavailableException("down"), Duration.ofMillis(100));
         consumer.onResume();
-        consumer.onDeadLetter(d, key, DeadLetterReason.CONFLICT, null);
-        consumer.onRetry(d, key, ConsumerAction.RETRIED_BUSY, 1, Duration.ofSeconds(1));
+        consumer.onDeadLetter(d, key, DeadLetterReason.CONFLICT, null, null);
+        consumer.onRetry(d, key, ConsumerAction.RETRIED_BUSY, 1, Duration.ofSeconds(1), null);
         consumer.onBatch(3);
-        consumer.inFlight(new int[] {2}, a -> a[0]); // what watch(consumer) registers, on a stand-in
+        meters.inFlight("orders", "orders", () -> 2); // what inFlight(consumer) registers, on a stand-in
     }
 }

@@ -2,11 +2,10 @@ package io.github.once.micrometer;
 
 import io.github.once.Idempotency;
 import io.github.once.InMemoryIdempotencyStore;
+import io.github.once.rabbitmq.ConsumerListener;
 import io.github.once.rabbitmq.OnceConsumer;
-import io.github.once.rabbitmq.QueueType;
 import io.github.once.rabbitmq.RetryPolicy;
 import io.github.once.rabbitmq.Topology;
-
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 
@@ -29,25 +28,25 @@ import static org.awaitility.Awaitility.await;
 class PrometheusAlertsTest {
 
     private static final RetryPolicy ONE_ATTEMPT =
-            RetryPolicy.custom().maxAttempts(1).backoff(Duration.ofMillis(50)).build();
+            RetryPolicy.builder().maxAttempts(1).backoff(Duration.ofMillis(50)).build();
 
     @Test
     void duplicatesDeadLettersAndConflictsFireTheirAlerts() throws Exception {
         try (Rabbit rabbit = new Rabbit(ONE_ATTEMPT)) {
             String q = rabbit.queue; // also the namespace
             PrometheusMeterRegistry registry = new PrometheusMeterRegistry(PrometheusConfig.DEFAULT);
-            OnceMeters meters = OnceMeters.of(registry);
+            OnceMeters meters = OnceMeters.builder(registry).build();
             Idempotency once = rabbit.track(Idempotency.builder(InMemoryIdempotencyStore.builder().build())
                     .listener(meters.executor(q)).build());
-            ConsumerMeters consumerMeters = meters.consumer(q);
+            ConsumerListener consumerMeters = meters.consumer(q);
             OnceConsumer consumer = rabbit.track(OnceConsumer.builder(rabbit.connection(), q, once)
-                    .topology(Topology.declareAll(QueueType.CLASSIC))
+                    .topology(Topology.declareAll(Topology.QueueType.CLASSIC))
                     .retry(rabbit.retry)
                     .listener(consumerMeters)
                     .handler((d, ctx) -> {
                     })
                     .build());
-            consumerMeters.watch(consumer);
+            meters.inFlight(consumer);
             consumer.start();
             MetricsEndpoint endpoint = rabbit.track(new MetricsEndpoint(registry));
             PrometheusServer prometheus = rabbit.track(PrometheusServer.start(endpoint.target(), OpsFiles.rulesWithoutFor()));

@@ -3,6 +3,9 @@ package io.github.once.outbox;
 import com.rabbitmq.client.AMQP;
 
 import io.github.once.jdbc.JdbcDialect;
+import io.github.once.outbox.internal.OutboxSchema;
+import io.github.once.outbox.internal.OutboxSql;
+import io.github.once.outbox.internal.PropertiesCodec;
 import io.github.once.rabbitmq.OutboundMessage;
 
 import java.nio.charset.StandardCharsets;
@@ -54,16 +57,25 @@ public final class Outbox {
 
     /** The default table ({@value #DEFAULT_TABLE}), the dialect detected from the first connection. */
     public static Outbox defaults() {
-        return custom().build();
+        return builder().build();
     }
 
-    public static Builder custom() {
+    public static Builder builder() {
         return new Builder();
     }
 
     /** The classpath location of the outbox schema for a dialect, ready for a Flyway or Liquibase folder. */
     public static String schemaResource(JdbcDialect dialect) {
         return "db/once/" + dialect.name().toLowerCase(java.util.Locale.ROOT) + "/V3__once_outbox.sql";
+    }
+
+    /**
+     * Creates the outbox table from the dialect's schema file ({@link #schemaResource}), named {@code tableName},
+     * on {@code connection}: for tests, demos and applications without a migration tool. With Flyway or Liquibase,
+     * use the schema file instead.
+     */
+    public static void createTable(Connection connection, String tableName) throws SQLException {
+        OutboxSchema.create(connection, tableName);
     }
 
     /**
@@ -184,6 +196,7 @@ public final class Outbox {
                 + ", notifyRelays=" + notifyRelays + "]";
     }
 
+    /** Builds {@link Outbox}; every setting has a default unless its factory takes it. */
     public static final class Builder {
         private String table = DEFAULT_TABLE;
         private boolean notifyRelays = true;

@@ -2,7 +2,8 @@ package io.github.once.outbox;
 
 import io.github.once.jdbc.JdbcDialect;
 import io.github.once.jdbc.JdbcPurger;
-import io.github.once.spi.PurgeableStore;
+import io.github.once.outbox.internal.OutboxSql;
+import io.github.once.outbox.internal.TableHandle;
 
 import java.time.Duration;
 import java.util.Objects;
@@ -28,7 +29,7 @@ public final class OutboxPurger implements AutoCloseable {
     private OutboxPurger(Builder b) {
         this.sentRows = new SentRows(new TableHandle(b.dataSource, b.dialect, b.table), b.retention);
         this.batchSize = b.batchSize;
-        this.schedule = JdbcPurger.builder(sentRows).interval(b.interval).batchSize(b.batchSize)
+        this.schedule = JdbcPurger.builder(sentRows::purgeExpired).interval(b.interval).batchSize(b.batchSize)
                 .maxBatchesPerRun(b.maxBatchesPerRun).build();
     }
 
@@ -63,13 +64,13 @@ public final class OutboxPurger implements AutoCloseable {
     }
 
     /** Sent rows past their retention, as the purge schedule sees them. */
-    private record SentRows(TableHandle table, Duration retention) implements PurgeableStore {
-        @Override
-        public int purgeExpired(int maxRecords) {
+    private record SentRows(TableHandle table, Duration retention) {
+        int purgeExpired(int maxRecords) {
             return table.get().purgeSent(retention, maxRecords);
         }
     }
 
+    /** Builds {@link OutboxPurger}; every setting has a default unless its factory takes it. */
     public static final class Builder {
         private final DataSource dataSource;
         private String table = Outbox.DEFAULT_TABLE;

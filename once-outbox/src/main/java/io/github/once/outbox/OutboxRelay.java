@@ -4,6 +4,16 @@ import com.rabbitmq.client.Connection;
 
 import io.github.once.OnceException;
 import io.github.once.jdbc.JdbcDialect;
+import io.github.once.outbox.internal.ClaimedRow;
+import io.github.once.outbox.internal.ConfirmingChannel;
+import io.github.once.outbox.internal.OutboxSql;
+import io.github.once.outbox.internal.OutboxTable;
+import io.github.once.outbox.internal.PgNotifications;
+import io.github.once.outbox.internal.PublishOutcome;
+import io.github.once.outbox.internal.RetrySchedule;
+import io.github.once.outbox.internal.TableHandle;
+import io.github.once.outbox.internal.WakeSignal;
+import io.github.once.outbox.internal.Waves;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -305,6 +315,7 @@ public final class OutboxRelay implements AutoCloseable {
         log.info("Outbox relay {} stopped", name);
     }
 
+    /** Builds {@link OutboxRelay}; every setting has a default unless its factory takes it. */
     public static final class Builder {
         private final DataSource dataSource;
         private final Connection connection;
@@ -445,5 +456,32 @@ public final class OutboxRelay implements AutoCloseable {
             throw new IllegalArgumentException(name + " must be positive, but was " + value);
         }
         return value;
+    }
+
+    /**
+     * What one relay round did with the rows it claimed.
+     *
+     * @param claimed     rows taken under this relay's lease
+     * @param published   confirmed by the broker and marked sent (or deleted)
+     * @param retried     returned or refused, due again after a back-off
+     * @param parked      returned or refused too often: kept in the table, parked, with the reason
+     * @param unconfirmed no confirm (timeout, lost connection): given back to be sent again, not counted as an attempt
+     * @param heldBack    not sent because an earlier message of the same aggregate did not get through
+     */
+    public record RoundResult(int claimed, int published, int retried, int parked, int unconfirmed, int heldBack) {
+
+        static final RoundResult EMPTY = new RoundResult(0, 0, 0, 0, 0, 0);
+    }
+
+    /** How a relay learns that rows were committed. */
+    public enum Wakeup {
+        /** Poll the table every poll interval. */
+        POLLING,
+        /**
+         * On PostgreSQL, also {@code LISTEN} on the table's channel: {@link Outbox} notifies it in the writing
+         * transaction, so the relay runs within milliseconds of the commit. Polling continues beside it, as the safety
+         * net for missed notifications. Other databases have no such channel and poll only.
+         */
+        LISTEN_NOTIFY
     }
 }

@@ -5,12 +5,11 @@ import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.Delivery;
 import com.zaxxer.hikari.HikariDataSource;
 
-import io.github.once.IdempotencyConfig;
 import io.github.once.Idempotency;
+import io.github.once.IdempotencyConfig;
 import io.github.once.jdbc.JdbcIdempotencyStore;
 import io.github.once.rabbitmq.ConsumerListener;
 import io.github.once.rabbitmq.OnceConsumer;
-import io.github.once.rabbitmq.QueueType;
 import io.github.once.rabbitmq.Topology;
 
 import java.io.IOException;
@@ -48,7 +47,7 @@ final class DownstreamConsumer implements AutoCloseable {
             st.execute("CREATE TABLE " + effects + " (message_id VARCHAR(200) NOT NULL)");
         }
         consumer = OnceConsumer.builder(connection, queue, executor())
-                .topology(Topology.retryQueuesOnly(QueueType.CLASSIC))
+                .topology(Topology.retryQueuesOnly(Topology.QueueType.CLASSIC))
                 .channels(2)
                 .prefetch(200)
                 .batchClaims(true)
@@ -72,7 +71,7 @@ final class DownstreamConsumer implements AutoCloseable {
     private Idempotency executor() {
         JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(dataSource).tableName(records)
                 .createTableIfMissing(true).build();
-        IdempotencyConfig config = IdempotencyConfig.custom().leaseDuration(Duration.ofSeconds(10))
+        IdempotencyConfig config = IdempotencyConfig.builder().leaseDuration(Duration.ofSeconds(10))
                 .retention(Duration.ofMinutes(10)).build();
         return Idempotency.builder(store).transactional().config(config).build();
     }

@@ -19,7 +19,7 @@ class ListenNotifyTest {
             String queue = broker.queue();
             RecordingListener listener = new RecordingListener();
             OutboxRelay relay = db.relay(broker.connect("once-outbox-test-relay")).pollInterval(Duration.ofMinutes(5))
-                    .wakeup(Wakeup.LISTEN_NOTIFY).listener(listener).build().start();
+                    .wakeup(OutboxRelay.Wakeup.LISTEN_NOTIFY).listener(listener).build().start();
             try {
                 for (int i = 1; i <= 3; i++) {
                     String id = "n-" + i;
@@ -40,7 +40,7 @@ class ListenNotifyTest {
         try (TestDatabase db = new TestDatabase(TestDatabase.Kind.POSTGRESQL); Broker broker = new Broker()) {
             String queue = broker.queue();
             OutboxRelay relay = db.relay(broker.connect("once-outbox-test-relay")).pollInterval(Duration.ofMinutes(5))
-                    .wakeup(Wakeup.POLLING).build().start();
+                    .wakeup(OutboxRelay.Wakeup.POLLING).build().start();
             try {
                 db.inTransaction(c -> db.outbox().write(c, OutboundMessage.of("", queue, bytes("first"))));
                 // The relay's first round, at start, may or may not have seen it; the wake-up after a write is

@@ -42,7 +42,7 @@ class OutboxWriteTest {
                     .build();
             db.inTransaction(c -> outbox.write(c, new OutboundMessage("", queue, props, bytes("{\"order\":2}"))
                     .withMessageId("order-2-created")));
-            RoundResult first = relay.runOnce();
+            OutboxRelay.RoundResult first = relay.runOnce();
             assertThat(first.claimed()).isEqualTo(1);
             assertThat(first.published()).isEqualTo(1);
             assertThat(relay.runOnce().claimed()).as("a sent row is not claimed again").isZero();

@@ -3,6 +3,8 @@ package io.github.once.outbox;
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.LongString;
 
+import io.github.once.outbox.internal.PropertiesCodec;
+
 import java.math.BigDecimal;
 import java.util.Date;
 import java.util.List;

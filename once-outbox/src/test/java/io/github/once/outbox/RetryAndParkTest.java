@@ -30,7 +30,7 @@ class RetryAndParkTest {
             String nowhere = "no-queue-" + UUID.randomUUID();
             db.inTransaction(c -> db.outbox().write(c, OutboundMessage.of("", nowhere, bytes("lost?")).withMessageId("m-1")));
 
-            RoundResult first = relay.runOnce();
+            OutboxRelay.RoundResult first = relay.runOnce();
             assertThat(first.retried()).isEqualTo(1);
             assertThat(relay.runOnce().claimed()).as("not due again before its back-off").isZero();
             assertThat(db.count("state = 'PENDING' AND attempts = 1 AND last_error LIKE '%312 NO_ROUTE%'")).isEqualTo(1);

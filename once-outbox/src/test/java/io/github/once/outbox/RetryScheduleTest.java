@@ -1,5 +1,7 @@
 package io.github.once.outbox;
 
+import io.github.once.outbox.internal.RetrySchedule;
+
 import java.time.Duration;
 
 import org.junit.jupiter.api.Test;

@@ -43,7 +43,7 @@ final class TestDatabase implements AutoCloseable {
         this.url = kind.url.replace("%s", table);
         this.dataSource = pool(url, kind.user, 8);
         try (Connection c = dataSource.getConnection()) {
-            OutboxSchema.create(c, table);
+            Outbox.createTable(c, table);
         }
     }
 
@@ -60,7 +60,7 @@ final class TestDatabase implements AutoCloseable {
     }
 
     Outbox outbox() {
-        return Outbox.custom().tableName(table).build();
+        return Outbox.builder().tableName(table).build();
     }
 
     OutboxRelay.Builder relay(com.rabbitmq.client.Connection connection) {

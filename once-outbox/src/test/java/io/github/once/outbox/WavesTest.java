@@ -2,6 +2,9 @@ package io.github.once.outbox;
 
 import com.rabbitmq.client.AMQP;
 
+import io.github.once.outbox.internal.ClaimedRow;
+import io.github.once.outbox.internal.Waves;
+
 import java.time.Duration;
 import java.util.List;
 

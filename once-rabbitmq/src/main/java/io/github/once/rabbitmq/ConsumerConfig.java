@@ -8,7 +8,7 @@ import java.util.function.Function;
 
 /**
  * Immutable settings of an {@link OnceConsumer}: everything but the connection, the queue, the executor, the
- * handler and the listener. Start from {@link #defaults()}, {@link #custom()} or {@link #from(ConsumerConfig)};
+ * handler and the listener. Start from {@link #defaults()}, {@link #builder()} or {@link #from(ConsumerConfig)};
  * {@link OnceConsumer.Builder} takes the same settings one by one, or a whole config with
  * {@link OnceConsumer.Builder#config(ConsumerConfig)} (for example one bound from application properties).
  */
@@ -33,7 +33,7 @@ public final class ConsumerConfig {
         return DEFAULTS;
     }
 
-    public static Builder custom() {
+    public static Builder builder() {
         return new Builder();
     }
 

@@ -3,6 +3,8 @@ package io.github.once.rabbitmq;
 import com.rabbitmq.client.Delivery;
 
 import io.github.once.IdempotencyKey;
+import io.github.once.rabbitmq.internal.Durations;
+import io.github.once.rabbitmq.internal.MonotonicClock;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -22,7 +24,7 @@ abstract class ConsumerOptions<B extends ConsumerOptions<B>> {
     boolean batchClaims;
     int maxBatch = 0;
     RetryPolicy retry = RetryPolicy.defaults();
-    Topology topology = Topology.retryQueuesOnly(QueueType.CLASSIC);
+    Topology topology = Topology.retryQueuesOnly(Topology.QueueType.CLASSIC);
     Duration moveTimeout = Duration.ofSeconds(5);
     Duration shutdownTimeout = Duration.ofSeconds(30);
     Duration storeBackoff = Duration.ofMillis(200);

@@ -1,9 +1,10 @@
 package io.github.once.rabbitmq;
 
-import java.util.concurrent.Callable;
 import io.github.once.ExecutionContext;
 import io.github.once.IdempotencyKey;
 import io.github.once.ResultCodec;
+
+import java.util.concurrent.Callable;
 
 /**
  * What a handler knows about the delivery it works on: the execution ({@link #key()}, {@link #fencingToken()},

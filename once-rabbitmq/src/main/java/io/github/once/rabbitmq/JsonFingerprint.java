@@ -5,6 +5,8 @@ import com.fasterxml.jackson.core.JsonParser;
 import com.fasterxml.jackson.core.JsonToken;
 
 import io.github.once.PayloadFingerprint;
+import io.github.once.rabbitmq.internal.CanonicalNumber;
+import io.github.once.rabbitmq.internal.JsonPaths;
 
 import java.io.ByteArrayOutputStream;
 import java.io.IOException;
@@ -19,7 +21,7 @@ import java.util.TreeMap;
  * {@code sent_at}, fields in another order, other whitespace) is a duplicate, not a {@code conflict}:
  *
  * <pre>{@code
- * IdempotencyConfig.custom().fingerprint(JsonFingerprint.fields("/order_id", "/amount")).build()
+ * IdempotencyConfig.builder().fingerprint(JsonFingerprint.fields("/order_id", "/amount")).build()
  * }</pre>
  *
  * Fields are named as in {@link KeyExtractor#jsonBody(String...)}: a top-level name or a JSON Pointer. The

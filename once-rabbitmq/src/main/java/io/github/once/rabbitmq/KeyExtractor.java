@@ -2,6 +2,11 @@ package io.github.once.rabbitmq;
 
 import com.rabbitmq.client.Delivery;
 
+import io.github.once.rabbitmq.internal.HeaderKey;
+import io.github.once.rabbitmq.internal.JsonBodyKey;
+import io.github.once.rabbitmq.internal.JsonPaths;
+import io.github.once.rabbitmq.internal.LookupExtractor;
+
 import java.util.Objects;
 import java.util.Optional;
 import java.util.function.Function;
@@ -39,17 +44,17 @@ public interface KeyExtractor {
      * lambda over {@link #extract} the reason is generic ({@code key extractor found no id}), and an exception it
      * throws is reported as the reason rather than thrown. Write your own with {@link #of} to give reasons.
      */
-    default KeyLookup lookup(Delivery delivery) {
+    default Lookup lookup(Delivery delivery) {
         Optional<String> id;
         try {
             id = extract(delivery);
         } catch (RuntimeException e) {
-            return KeyLookup.missing("key extractor failed: " + e);
+            return Lookup.missing("key extractor failed: " + e);
         }
         if (id == null || id.isEmpty()) {
-            return KeyLookup.missing("key extractor found no id");
+            return Lookup.missing("key extractor found no id");
         }
-        return id.get().isBlank() ? KeyLookup.missing("key extractor returned a blank id") : KeyLookup.found(id.get());
+        return id.get().isBlank() ? Lookup.missing("key extractor returned a blank id") : Lookup.found(id.get());
     }
 
     /** This extractor's id, or when it has none the next one's; when neither has one, both reasons. */
@@ -57,17 +62,17 @@ public interface KeyExtractor {
         Objects.requireNonNull(next, "next");
         KeyExtractor first = this;
         return new LookupExtractor(first + ".orElse(" + next + ")", delivery -> {
-            KeyLookup found = first.lookup(delivery);
-            if (found instanceof KeyLookup.Missing missing) {
-                KeyLookup other = next.lookup(delivery);
-                return other instanceof KeyLookup.Missing otherMissing ? missing.and(otherMissing) : other;
+            Lookup found = first.lookup(delivery);
+            if (found instanceof Lookup.Missing missing) {
+                Lookup other = next.lookup(delivery);
+                return other instanceof Lookup.Missing otherMissing ? missing.and(otherMissing) : other;
             }
             return found;
         });
     }
 
-    /** An extractor that says why it found no id: return {@link KeyLookup#missing(String)} with a reason. */
-    static KeyExtractor of(Function<Delivery, KeyLookup> lookup) {
+    /** An extractor that says why it found no id: return {@link Lookup#missing(String)} with a reason. */
+    static KeyExtractor of(Function<Delivery, Lookup> lookup) {
         Objects.requireNonNull(lookup, "lookup");
         return new LookupExtractor("KeyExtractor.of(" + lookup + ")", lookup);
     }
@@ -77,9 +82,9 @@ public interface KeyExtractor {
         return new LookupExtractor("messageId()", delivery -> {
             String id = delivery.getProperties().getMessageId();
             if (id == null) {
-                return KeyLookup.missing("message_id property is absent");
+                return Lookup.missing("message_id property is absent");
             }
-            return id.isBlank() ? KeyLookup.missing("message_id property is blank") : KeyLookup.found(id);
+            return id.isBlank() ? Lookup.missing("message_id property is blank") : Lookup.found(id);
         });
     }
 
@@ -126,5 +131,65 @@ public interface KeyExtractor {
             }
         }
         return jsonBody(pointers);
+    }
+
+    /**
+     * What a {@link KeyExtractor} made of one delivery: the id it found, or why there is none. The consumer puts a
+     * {@link Missing#detail()} on the dead-lettered copy (header {@link OnceHeaders#DETAIL}), so a {@code missing-key}
+     * message says what to fix.
+     */
+    public sealed interface Lookup permits Lookup.Found, Lookup.Missing {
+
+        /** Longest detail kept; a longer one is cut, so a header can never grow with the body. */
+        int MAX_DETAIL_LENGTH = 1000;
+
+        /** The id, or empty when it is missing. */
+        Optional<String> toOptional();
+
+        static Lookup found(String id) {
+            return new Found(id);
+        }
+
+        static Lookup missing(String detail) {
+            return new Missing(detail);
+        }
+
+        /** An id that is not blank. */
+        record Found(String id) implements Lookup {
+            public Found {
+                Objects.requireNonNull(id, "id");
+                if (id.isBlank()) {
+                    throw new IllegalArgumentException("a found id must not be blank");
+                }
+            }
+
+            @Override
+            public Optional<String> toOptional() {
+                return Optional.of(id);
+            }
+        }
+
+        /**
+         * No id, and why: for example {@code body field order_id is null} or {@code message_id property is absent;
+         * body field order_id is absent} when extractors were combined with {@link KeyExtractor#orElse}.
+         */
+        record Missing(String detail) implements Lookup {
+            public Missing {
+                Objects.requireNonNull(detail, "detail");
+                if (detail.length() > MAX_DETAIL_LENGTH) {
+                    detail = detail.substring(0, MAX_DETAIL_LENGTH - 3) + "...";
+                }
+            }
+
+            @Override
+            public Optional<String> toOptional() {
+                return Optional.empty();
+            }
+
+            /** This detail and the next one, as the consumer reports a chain of {@code orElse}. */
+            Missing and(Missing next) {
+                return new Missing(detail + "; " + next.detail);
+            }
+        }
     }
 }

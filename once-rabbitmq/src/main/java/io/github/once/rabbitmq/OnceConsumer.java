@@ -6,6 +6,11 @@ import com.rabbitmq.client.Delivery;
 
 import io.github.once.Idempotency;
 import io.github.once.IdempotencyKey;
+import io.github.once.rabbitmq.internal.ConnectionWatch;
+import io.github.once.rabbitmq.internal.ConsumerSettings;
+import io.github.once.rabbitmq.internal.ConsumerWorker;
+import io.github.once.rabbitmq.internal.ListenerCalls;
+import io.github.once.rabbitmq.internal.PauseGate;
 
 import java.io.IOException;
 import java.time.Duration;
@@ -57,9 +62,9 @@ public final class OnceConsumer implements AutoCloseable {
     private volatile boolean closed;
     private Channel topologyChannel;
 
-    private OnceConsumer(ConsumerSettings settings, List<ConsumerListener> listeners, ProcessingLog processing) {
+    private OnceConsumer(ConsumerSettings settings, List<ConsumerListener> listeners) {
         this.settings = settings;
-        this.listener = new ListenerCalls(listeners, processing);
+        this.listener = new ListenerCalls(listeners);
         this.watch = new ConnectionWatch(settings.connection(), this.listener);
         ConsumerConfig c = settings.config();
         this.gate = new PauseGate(c.storeBackoff(), c.maxStoreBackoff(), c.clock(), this.listener);
@@ -90,7 +95,7 @@ public final class OnceConsumer implements AutoCloseable {
         started = true;
         Connection connection = settings.connection();
         if (!connection.isOpen()) {
-            throw new StartupException("The connection to RabbitMQ at " + RabbitConnections.describe(connection)
+            throw new StartupException("The connection to RabbitMQ at " + ConnectionWatch.describe(connection)
                     + " is closed (" + connection.getCloseReason() + "): check that RabbitMQ runs there, and start"
                     + " the consumer on an open connection", connection.getCloseReason());
         }
@@ -125,11 +130,7 @@ public final class OnceConsumer implements AutoCloseable {
             thread.start();
         }
         watch.install();
-        ConsumerConfig c = settings.config();
-        String store = describe(settings.executor().store());
-        listener.processing(log -> log.started(settings.queue(), store,
-                c.namespaceOf() != null ? "<per message>" : c.namespace() != null ? c.namespace() : settings.queue(),
-                c.keyExtractor(), c.prefetch(), c.channels(), c.batchClaims()));
+        listener.onStart(settings.queue(), describe(settings.executor().store()), settings.config());
         return this;
     }
 
@@ -145,12 +146,12 @@ public final class OnceConsumer implements AutoCloseable {
         try {
             probe.queueDeclarePassive(settings.queue());
         } catch (IOException e) {
-            String broker = RabbitConnections.describe(connection);
+            String broker = ConnectionWatch.describe(connection);
             String text = String.valueOf(e.getCause() != null ? e.getCause().getMessage() : e.getMessage());
             if (text.contains("404") || text.contains("NOT_FOUND")) {
                 throw new StartupException("The work queue '" + settings.queue() + "' does not exist on RabbitMQ at "
                         + broker + ": declare it before starting the consumer (with your other queues), or let"
-                        + " the consumer declare it with .topology(Topology.declareAll(QueueType.CLASSIC)) (or"
+                        + " the consumer declare it with .topology(Topology.declareAll(Topology.QueueType.CLASSIC)) (or"
                         + " QUORUM)", e);
             }
             throw new StartupException("The work queue '" + settings.queue() + "' cannot be checked on RabbitMQ at "
@@ -174,22 +175,22 @@ public final class OnceConsumer implements AutoCloseable {
      * broker is lost. {@link #state()} tells which.
      */
     public boolean isPaused() {
-        ConsumerState state = state();
-        return state == ConsumerState.PAUSED || state == ConsumerState.DISCONNECTED;
+        State state = state();
+        return state == State.PAUSED || state == State.DISCONNECTED;
     }
 
     /** What the consumer is doing now: running, paused for the store, or waiting for the broker connection. */
-    public ConsumerState state() {
+    public State state() {
         if (closed) {
-            return ConsumerState.CLOSED;
+            return State.CLOSED;
         }
         if (!started) {
-            return ConsumerState.NOT_STARTED;
+            return State.NOT_STARTED;
         }
         if (!settings.connection().isOpen()) {
-            return ConsumerState.DISCONNECTED;
+            return State.DISCONNECTED;
         }
-        return gate.isPaused() ? ConsumerState.PAUSED : ConsumerState.RUNNING;
+        return gate.isPaused() ? State.PAUSED : State.RUNNING;
     }
 
     /** Deliveries received and not yet acked, moved or given back. */
@@ -300,7 +301,7 @@ public final class OnceConsumer implements AutoCloseable {
 
         /**
          * Where the consumer logs (its start, failed attempts, dead letters, pauses, the connection's loss and
-         * recovery, and each delivery at DEBUG). Default: {@code ProcessingLog.custom().queue(queue).build()}, on
+         * recovery, and each delivery at DEBUG). Default: {@code ProcessingLog.builder().queue(queue).build()}, on
          * the logger {@value ProcessingLog#LOGGER}. Register the same instance as the executor's listener to add
          * its outcome, token and store time to each line.
          */
@@ -318,7 +319,7 @@ public final class OnceConsumer implements AutoCloseable {
             if (handler == null) {
                 throw new IllegalArgumentException("handler must be set (handler(...) or requestHandler(...))");
             }
-            ConsumerConfig c = ConsumerConfig.custom().copyFrom(this).build();
+            ConsumerConfig c = ConsumerConfig.builder().copyFrom(this).build();
             Function<Delivery, String> ns = c.namespaceOf();
             if (ns == null) {
                 String fixed = c.namespace() != null ? c.namespace() : queue;
@@ -330,10 +331,23 @@ public final class OnceConsumer implements AutoCloseable {
                 }
                 ns = d -> fixed;
             }
-            ProcessingLog processing = processingLog != null ? processingLog
-                    : ProcessingLog.custom().queue(queue).build();
-            return new OnceConsumer(new ConsumerSettings(connection, queue, executor, handler, c, ns), listeners,
-                    processing);
+            List<ConsumerListener> all = new ArrayList<>(listeners);
+            all.add(processingLog != null ? processingLog : ProcessingLog.builder().queue(queue).build());
+            return new OnceConsumer(new ConsumerSettings(connection, queue, executor, handler, c, ns), all);
         }
+    }
+
+    /** What an {@link OnceConsumer} is doing now ({@link OnceConsumer#state()}). */
+    public enum State {
+        /** Built, not started yet. */
+        NOT_STARTED,
+        /** Taking deliveries. */
+        RUNNING,
+        /** Paused: the store (or the broker, for moves) could not be reached; it probes again with back-off. */
+        PAUSED,
+        /** The connection to the broker is lost; the client's automatic recovery brings the consumer back. */
+        DISCONNECTED,
+        /** Closed. */
+        CLOSED
     }
 }

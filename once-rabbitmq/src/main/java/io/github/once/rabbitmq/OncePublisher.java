@@ -3,6 +3,8 @@ package io.github.once.rabbitmq;
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Connection;
 
+import io.github.once.rabbitmq.internal.ConfirmedSender;
+import io.github.once.rabbitmq.internal.Durations;
 
 import java.security.SecureRandom;
 import java.time.Duration;
@@ -198,6 +200,7 @@ public final class OncePublisher implements AutoCloseable {
         sender.close();
     }
 
+    /** Builds {@link OncePublisher}; every setting has a default unless its factory takes it. */
     public static final class Builder {
         private final Connection connection;
         private Duration confirmTimeout = Duration.ofSeconds(5);

@@ -5,11 +5,12 @@ import com.rabbitmq.client.Delivery;
 import io.github.once.IdempotencyKey;
 import io.github.once.OnceListener;
 import io.github.once.Outcome;
-import io.github.once.StoreRejectedException;
 import io.github.once.StoreFullException;
 import io.github.once.StoreMisconfiguredException;
-import io.github.once.StoreOperation;
+import io.github.once.StoreRejectedException;
 import io.github.once.StoreUnavailableException;
+import io.github.once.rabbitmq.internal.Durations;
+import io.github.once.rabbitmq.internal.LineRate;
 import io.github.once.spi.Lease;
 
 import java.nio.charset.StandardCharsets;
@@ -36,7 +37,7 @@ import org.slf4j.spi.LoggingEventBuilder;
  * reason, the detail and the cause. Also one line when a consumer starts, when consumption pauses (with the
  * cause), when it resumes, when the broker connection is lost and recovered, and when a lapsed lease is taken over.
  *
- * <p>Every {@link OnceConsumer} writes one: {@code ProcessingLog.custom().queue(queue).build()} unless given
+ * <p>Every {@link OnceConsumer} writes one: {@code ProcessingLog.builder().queue(queue).build()} unless given
  * another with {@link OnceConsumer.Builder#processingLog(ProcessingLog)} (or passed as its listener). Register the
  * same instance as the executor's listener to add the executor's outcome, token and store time to each line; the
  * two are matched per consumer thread, where both are called.
@@ -85,18 +86,18 @@ public final class ProcessingLog implements OnceListener, ConsumerListener {
     }
 
     public static ProcessingLog defaults() {
-        return custom().build();
+        return builder().build();
     }
 
-    public static Builder custom() {
+    public static Builder builder() {
         return new Builder();
     }
 
     // ---- the executor's side
 
     @Override
-    public void onStoreCall(StoreOperation operation, int keys, Duration elapsed, Throwable failure) {
-        if (operation != StoreOperation.RENEW) { // renewals run on their own thread, beside the handler
+    public void onStoreCall(OnceListener.StoreOperation operation, int keys, Duration elapsed, Throwable failure) {
+        if (operation != OnceListener.StoreOperation.RENEW) { // renewals run on their own thread, beside the handler
             TRAILS.get().storeCall(elapsed);
         }
     }
@@ -131,44 +132,39 @@ public final class ProcessingLog implements OnceListener, ConsumerListener {
         t.bound(t.attempts);
     }
 
-    /** {@code delivery} is being dead-lettered for {@code reason}; {@code cause} is the last failure, or null. */
     @Override
-    public void onDeadLetter(Delivery delivery, IdempotencyKey key, DeadLetterReason reason, Throwable cause) {
-        onDeadLetter(delivery, key, reason, cause, null);
-    }
-
-    /** As the consumer reports it: with the detail of a missing or invalid key. */
-    void onDeadLetter(Delivery delivery, IdempotencyKey key, DeadLetterReason reason, Throwable cause,
-                      String detail) {
+    public void onDeadLetter(Delivery delivery, IdempotencyKey key, DeadLetterReason reason, Throwable cause,
+                             String detail) {
         Trail t = TRAILS.get();
         t.deadLetters.put(delivery, new DeadLetter(reason, cause, detail));
         t.bound(t.deadLetters);
     }
 
-    /** As the consumer reports it: with the handler's failure behind a retry. */
-    void onRetry(Delivery delivery, IdempotencyKey key, ConsumerAction action, int nextAttempt, Duration delay,
-                 Throwable cause) {
+    @Override
+    public void onRetry(Delivery delivery, IdempotencyKey key, ConsumerAction action, int nextAttempt, Duration delay,
+                        Throwable cause) {
         Trail t = TRAILS.get();
         t.retries.put(delivery, new Retried(nextAttempt, delay, cause));
         t.bound(t.retries);
     }
 
-    /** The consumer started: one INFO line with what it runs with. */
-    void started(String queue, Object store, String namespace, Object keys, int prefetch, int channels,
-                 boolean batchClaims) {
+    /** One INFO line with what the consumer runs with. */
+    @Override
+    public void onStart(String queue, String store, ConsumerConfig config) {
         log.atInfo().setMessage("Consumer started")
                 .addKeyValue("queue", queue)
-                .addKeyValue("store", String.valueOf(store))
-                .addKeyValue("namespace", namespace)
-                .addKeyValue("key", String.valueOf(keys))
-                .addKeyValue("prefetch", prefetch)
-                .addKeyValue("channels", channels)
-                .addKeyValue("batchClaims", batchClaims)
+                .addKeyValue("store", store)
+                .addKeyValue("namespace", config.namespaceOf() != null ? "<per message>"
+                        : config.namespace() != null ? config.namespace() : queue)
+                .addKeyValue("key", String.valueOf(config.keyExtractor()))
+                .addKeyValue("prefetch", config.prefetch())
+                .addKeyValue("channels", config.channels())
+                .addKeyValue("batchClaims", config.batchClaims())
                 .log();
     }
 
-    /** The broker connection was lost; {@code recovering} is whether the client recovers it by itself. */
-    void connectionLost(String broker, Throwable cause, boolean recovering) {
+    @Override
+    public void onConnectionLost(String broker, Throwable cause, boolean recovering) {
         long suppressed = connectionRate.admit(System.nanoTime());
         if (suppressed < 0) {
             return;
@@ -182,8 +178,8 @@ public final class ProcessingLog implements OnceListener, ConsumerListener {
                 suppressed).log();
     }
 
-    /** The client recovered the connection (and re-registered the consumer's channels). */
-    void connectionRecovered(String broker, Duration lost) {
+    @Override
+    public void onConnectionRecovered(String broker, Duration lost) {
         long suppressed = connectionRate.admit(System.nanoTime());
         if (suppressed < 0) {
             return;
@@ -456,6 +452,7 @@ public final class ProcessingLog implements OnceListener, ConsumerListener {
         }
     }
 
+    /** Builds {@link ProcessingLog}; every setting has a default unless its factory takes it. */
     public static final class Builder {
         private Logger logger;
         private String queue;

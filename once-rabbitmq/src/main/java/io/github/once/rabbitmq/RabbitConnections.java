@@ -41,9 +41,4 @@ public final class RabbitConnections {
                     + factory.getConnectionTimeout() + " ms: check the address and the network", e);
         }
     }
-
-    /** host:port of an open connection, for messages. */
-    static String describe(Connection connection) {
-        return connection.getAddress().getHostAddress() + ":" + connection.getPort();
-    }
 }

@@ -1,6 +1,8 @@
 package io.github.once.rabbitmq;
 
 
+import io.github.once.rabbitmq.internal.Durations;
+
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,7 +19,7 @@ public final class RetryPolicy {
 
     private final int maxAttempts;
     private final List<Duration> backoff;
-    private final RetryStrategy strategy;
+    private final Strategy strategy;
 
     private RetryPolicy(Builder b) {
         this.maxAttempts = b.maxAttempts;
@@ -30,7 +32,7 @@ public final class RetryPolicy {
         return DEFAULTS;
     }
 
-    public static Builder custom() {
+    public static Builder builder() {
         return new Builder();
     }
 
@@ -51,7 +53,7 @@ public final class RetryPolicy {
         return backoff;
     }
 
-    public RetryStrategy strategy() {
+    public Strategy strategy() {
         return strategy;
     }
 
@@ -75,10 +77,11 @@ public final class RetryPolicy {
         return "RetryPolicy[maxAttempts=" + maxAttempts + ", backoff=" + backoff + ", strategy=" + strategy + "]";
     }
 
+    /** Builds {@link RetryPolicy}; every setting has a default unless its factory takes it. */
     public static final class Builder {
         private int maxAttempts = 5;
         private List<Duration> backoff = List.of(Duration.ofSeconds(1), Duration.ofSeconds(5), Duration.ofSeconds(30));
-        private RetryStrategy strategy = RetryStrategy.DELAY_QUEUES;
+        private Strategy strategy = Strategy.DELAY_QUEUES;
 
         private Builder() {
         }
@@ -131,7 +134,7 @@ public final class RetryPolicy {
             return backoff(delays);
         }
 
-        public Builder strategy(RetryStrategy strategy) {
+        public Builder strategy(Strategy strategy) {
             this.strategy = Objects.requireNonNull(strategy, "strategy");
             return this;
         }
@@ -139,5 +142,19 @@ public final class RetryPolicy {
         public RetryPolicy build() {
             return new RetryPolicy(this);
         }
+    }
+
+    /** How a message that must be tried again is moved. Both copy the message with a confirm first and ack second. */
+    public enum Strategy {
+        /**
+         * To a delay queue, one per back-off level, whose message TTL dead-letters it back to the work queue. Needs a
+         * broker that accepts {@code x-message-ttl} and {@code x-dead-letter-*} queue arguments.
+         */
+        DELAY_QUEUES,
+        /**
+         * To the tail of the work queue itself, with no delay. For brokers that refuse the delay-queue arguments;
+         * still bounded by the maximum attempts, but a busy key is retried as fast as the queue turns over.
+         */
+        REQUEUE_TAIL
     }
 }

@@ -15,7 +15,7 @@ import java.util.concurrent.TimeoutException;
  * queue with the same arguments changes nothing. Delay queues are named {@code <queue>.once.delay.<ms>}, the
  * dead-letter queue {@code <queue>.once.dlq}; all are durable.
  *
- * <p>A classic queue is declared without {@code x-queue-type}, and {@link RetryStrategy#REQUEUE_TAIL} declares no
+ * <p>A classic queue is declared without {@code x-queue-type}, and {@link RetryPolicy.Strategy#REQUEUE_TAIL} declares no
  * delay queue, so a broker that refuses those arguments still gets a working topology.
  */
 public final class Topology {
@@ -94,7 +94,7 @@ public final class Topology {
             return;
         }
         channel.queueDeclare(deadLetterQueue(queue), true, false, false, typeArguments());
-        if (retry.strategy() == RetryStrategy.DELAY_QUEUES) {
+        if (retry.strategy() == RetryPolicy.Strategy.DELAY_QUEUES) {
             for (Duration level : retry.backoff()) {
                 Map<String, Object> args = typeArguments();
                 args.put("x-message-ttl", level.toMillis());
@@ -116,5 +116,13 @@ public final class Topology {
     @Override
     public String toString() {
         return "Topology[workQueue=" + workQueue + ", retryQueues=" + retryQueues + ", type=" + type + "]";
+    }
+
+    /** The type of the queues Once declares. */
+    public enum QueueType {
+        /** Classic queues; declared without an {@code x-queue-type} argument, so brokers that refuse it still work. */
+        CLASSIC,
+        /** Quorum queues ({@code x-queue-type=quorum}): replicated, for clusters. */
+        QUORUM
     }
 }

@@ -5,8 +5,9 @@ import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
 import com.rabbitmq.client.Delivery;
 import com.rabbitmq.client.NoOpMetricsCollector;
-import io.github.once.IdempotencyKey;
+
 import io.github.once.Idempotency;
+import io.github.once.IdempotencyKey;
 
 import java.time.Duration;
 import java.util.ArrayList;
@@ -62,7 +63,7 @@ final class AckWatch extends NoOpMetricsCollector {
                         .batchClaims(true)
                         .prefetch(50)
                         .retry(ConsumerScenariosContract.FAST)
-                        .topology(Topology.declareAll(QueueType.CLASSIC))
+                        .topology(Topology.declareAll(Topology.QueueType.CLASSIC))
                         .storeBackoff(Duration.ofMillis(100), Duration.ofMillis(400))
                         .shutdownTimeout(Duration.ofSeconds(5))
                         .listener(listener)
@@ -98,8 +99,8 @@ final class AckWatch extends NoOpMetricsCollector {
 
             @Override
             public void onRetry(Delivery delivery, IdempotencyKey key, ConsumerAction action, int nextAttempt,
-                                Duration delay) {
-                super.onRetry(delivery, key, action, nextAttempt, delay);
+                                Duration delay, Throwable error) {
+                super.onRetry(delivery, key, action, nextAttempt, delay, error);
                 moved(delivery);
             }
         };

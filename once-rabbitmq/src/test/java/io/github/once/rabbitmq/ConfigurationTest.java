@@ -15,19 +15,19 @@ class ConfigurationTest {
 
     @Test
     void retryPolicyChecksItsSettings() {
-        assertThatThrownBy(() -> RetryPolicy.custom().maxAttempts(0))
+        assertThatThrownBy(() -> RetryPolicy.builder().maxAttempts(0))
                 .isInstanceOf(IllegalArgumentException.class).hasMessage("maxAttempts must be at least 1, but was 0");
-        assertThatThrownBy(() -> RetryPolicy.custom().backoff(Duration.ofSeconds(5), Duration.ofSeconds(1)))
+        assertThatThrownBy(() -> RetryPolicy.builder().backoff(Duration.ofSeconds(5), Duration.ofSeconds(1)))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("must not decrease");
-        assertThatThrownBy(() -> RetryPolicy.custom().backoff(Duration.ZERO))
+        assertThatThrownBy(() -> RetryPolicy.builder().backoff(Duration.ZERO))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("backoff level");
-        assertThatThrownBy(() -> RetryPolicy.custom().exponentialBackoff(Duration.ofSeconds(1), 0.5, 3))
+        assertThatThrownBy(() -> RetryPolicy.builder().exponentialBackoff(Duration.ofSeconds(1), 0.5, 3))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("multiplier");
     }
 
     @Test
     void retryPolicyPicksDelayLevels() {
-        RetryPolicy p = RetryPolicy.custom().exponentialBackoff(Duration.ofSeconds(1), 5, 3).build();
+        RetryPolicy p = RetryPolicy.builder().exponentialBackoff(Duration.ofSeconds(1), 5, 3).build();
         assertThat(p.backoff()).containsExactly(Duration.ofSeconds(1), Duration.ofSeconds(5), Duration.ofSeconds(25));
         assertThat(p.delayAfterFailure(1)).isEqualTo(Duration.ofSeconds(1));
         assertThat(p.delayAfterFailure(2)).isEqualTo(Duration.ofSeconds(5));
@@ -86,7 +86,7 @@ class ConfigurationTest {
         assertThat(d.maxErrorLength()).isEqualTo(1000);
         assertThat(d.namespace()).isNull();
 
-        ConsumerConfig batched = ConsumerConfig.custom().prefetch(300).batchClaims(true).build();
+        ConsumerConfig batched = ConsumerConfig.builder().prefetch(300).batchClaims(true).build();
         assertThat(batched.batchSize()).isEqualTo(100);
         assertThat(ConsumerConfig.from(batched).maxBatch(500).build().batchSize()).isEqualTo(300);
         ConsumerConfig copy = ConsumerConfig.from(batched).maxBatch(20).namespace("payments").build();
@@ -97,19 +97,19 @@ class ConfigurationTest {
         TestClock clock = new TestClock();
         assertThat(ConsumerConfig.from(copy).clock(clock).build().clock()).isSameAs(clock);
 
-        assertThatThrownBy(() -> ConsumerConfig.custom().prefetch(0))
+        assertThatThrownBy(() -> ConsumerConfig.builder().prefetch(0))
                 .isInstanceOf(IllegalArgumentException.class).hasMessage("prefetch must be 1 to 65535, but was 0");
-        assertThatThrownBy(() -> ConsumerConfig.custom().channels(257))
+        assertThatThrownBy(() -> ConsumerConfig.builder().channels(257))
                 .isInstanceOf(IllegalArgumentException.class).hasMessage("channels must be 1 to 256, but was 257");
-        assertThatThrownBy(() -> ConsumerConfig.custom().maxBatch(0))
+        assertThatThrownBy(() -> ConsumerConfig.builder().maxBatch(0))
                 .isInstanceOf(IllegalArgumentException.class).hasMessage("maxBatch must be at least 1, but was 0");
-        assertThatThrownBy(() -> ConsumerConfig.custom().moveTimeout(Duration.ZERO))
+        assertThatThrownBy(() -> ConsumerConfig.builder().moveTimeout(Duration.ZERO))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("moveTimeout");
-        assertThatThrownBy(() -> ConsumerConfig.custom().maxErrorLength(3))
+        assertThatThrownBy(() -> ConsumerConfig.builder().maxErrorLength(3))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("maxErrorLength");
-        assertThatThrownBy(() -> ConsumerConfig.custom().storeBackoff(Duration.ofSeconds(2), Duration.ofSeconds(1)))
+        assertThatThrownBy(() -> ConsumerConfig.builder().storeBackoff(Duration.ofSeconds(2), Duration.ofSeconds(1)))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("storeBackoff");
-        assertThatThrownBy(() -> ConsumerConfig.custom().namespace("bad ns"))
+        assertThatThrownBy(() -> ConsumerConfig.builder().namespace("bad ns"))
                 .isInstanceOf(IllegalArgumentException.class).hasMessageContaining("namespace");
     }
 
@@ -118,7 +118,7 @@ class ConfigurationTest {
         RabbitFixture rabbit = new RabbitFixture();
         try (Idempotency once = Idempotency.builder(InMemoryIdempotencyStore.builder().build()).build()) {
             var connection = rabbit.connect();
-            ConsumerConfig base = ConsumerConfig.custom().prefetch(20).channels(2).namespace("payments").build();
+            ConsumerConfig base = ConsumerConfig.builder().prefetch(20).channels(2).namespace("payments").build();
             OnceConsumer consumer = OnceConsumer.builder(connection, "q", once)
                     .config(base)
                     .batchClaims(true)

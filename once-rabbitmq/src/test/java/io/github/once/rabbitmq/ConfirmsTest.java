@@ -5,6 +5,11 @@ import com.rabbitmq.client.Delivery;
 import com.rabbitmq.client.Envelope;
 
 import io.github.once.IdempotencyKey;
+import io.github.once.rabbitmq.container.Disposition;
+import io.github.once.rabbitmq.internal.ConfirmedSender;
+import io.github.once.rabbitmq.internal.Confirms;
+import io.github.once.rabbitmq.internal.Inbound;
+import io.github.once.rabbitmq.internal.Verdict;
 
 import java.time.Duration;
 import java.util.List;

@@ -58,13 +58,13 @@ class ConsumerEdgeCasesTest {
 
     @Test
     void requeueTailStrategyIsBoundedAndNeedsNoDelayQueues() throws Exception {
-        RetryPolicy tail = RetryPolicy.custom().maxAttempts(4).strategy(RetryStrategy.REQUEUE_TAIL).build();
+        RetryPolicy tail = RetryPolicy.builder().maxAttempts(4).strategy(RetryPolicy.Strategy.REQUEUE_TAIL).build();
         RecordingListener listener = new RecordingListener();
         rabbit.track(OnceConsumer.builder(rabbit.connect(), rabbit.queue, executor())
                 .handler((d, ctx) -> {
                     throw new IllegalArgumentException("never works");
                 })
-                .listener(listener).retry(tail).topology(Topology.declareAll(QueueType.CLASSIC))
+                .listener(listener).retry(tail).topology(Topology.declareAll(Topology.QueueType.CLASSIC))
                 .build().start());
         publisher().publish(message(rabbit.queue, "tail-1"));
 
@@ -91,10 +91,10 @@ class ConsumerEdgeCasesTest {
                     variant.effect(ctx.key().id(), ctx);
                 })
                 .listener(listener).retry(ConsumerScenariosContract.FAST)
-                .topology(Topology.declareAll(QueueType.QUORUM))
+                .topology(Topology.declareAll(Topology.QueueType.QUORUM))
                 .build().start());
         // Declaring again is harmless.
-        Topology.declareAll(QueueType.QUORUM).declare(rabbit.connect(), rabbit.queue, ConsumerScenariosContract.FAST);
+        Topology.declareAll(Topology.QueueType.QUORUM).declare(rabbit.connect(), rabbit.queue, ConsumerScenariosContract.FAST);
         publisher().publish(message(rabbit.queue, "quorum-1"));
 
         await().atMost(Duration.ofSeconds(10)).until(() -> variant.effects("quorum-1") == 1);
@@ -138,7 +138,7 @@ class ConsumerEdgeCasesTest {
                     fencedEffect.handle(d, ctx);
                 })
                 .listener(listenerA).retry(ConsumerScenariosContract.FAST).prefetch(1)
-                .topology(Topology.declareAll(QueueType.CLASSIC)).build().start());
+                .topology(Topology.declareAll(Topology.QueueType.CLASSIC)).build().start());
         publisher().publish(message(rabbit.queue, "stall-1"));
         assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue();
         executorA.close(); // A stops renewing, as a stalled process would
@@ -147,7 +147,7 @@ class ConsumerEdgeCasesTest {
         RecordingListener listenerB = new RecordingListener();
         OnceConsumer b = rabbit.track(OnceConsumer.builder(rabbit.connect(), rabbit.queue, executor())
                 .handler(fencedEffect).listener(listenerB).retry(ConsumerScenariosContract.FAST)
-                .topology(Topology.declareAll(QueueType.CLASSIC)).build().start());
+                .topology(Topology.declareAll(Topology.QueueType.CLASSIC)).build().start());
         publisher().publish(message(rabbit.queue, "stall-1"));
         await().atMost(Duration.ofSeconds(10)).until(() -> listenerB.count(ConsumerAction.PROCESSED) == 1);
 
@@ -185,7 +185,7 @@ class ConsumerEdgeCasesTest {
                 && listener.count(ConsumerAction.REQUEUED) >= 1);
         assertThat(listener.count(ConsumerAction.RETRIED_FAILED)).isZero();
         // Once the topology exists, the redelivery (a fresh claim: the failure released the key) succeeds.
-        Topology.retryQueuesOnly(QueueType.CLASSIC).declare(rabbit.connect(), rabbit.queue,
+        Topology.retryQueuesOnly(Topology.QueueType.CLASSIC).declare(rabbit.connect(), rabbit.queue,
                 ConsumerScenariosContract.FAST);
         await().atMost(Duration.ofSeconds(10)).until(() -> variant.effects("move-1") == 1);
         await().atMost(Duration.ofSeconds(10)).until(() -> consumer.inFlight() == 0
@@ -213,7 +213,7 @@ class ConsumerEdgeCasesTest {
                     notifications.incrementAndGet();
                 })
                 .listener(listener).retry(ConsumerScenariosContract.FAST)
-                .topology(Topology.declareAll(QueueType.CLASSIC))
+                .topology(Topology.declareAll(Topology.QueueType.CLASSIC))
                 .build().start());
         publisher().publish(message(rabbit.queue, "order-7"));
 

@@ -39,7 +39,7 @@ class ConsumerLogTest {
     }
 
     private ProcessingLog log() {
-        return ProcessingLog.custom().logger(captured).queue(rabbit.queue).build();
+        return ProcessingLog.builder().logger(captured).queue(rabbit.queue).build();
     }
 
     private static AMQP.BasicProperties persistent() {
@@ -48,12 +48,12 @@ class ConsumerLogTest {
 
     @Test
     void startFailuresAndDeadLettersAreLoggedWithWhatToLookAt() throws Exception {
-        RetryPolicy retry = rabbit.remember(RetryPolicy.custom().maxAttempts(2)
+        RetryPolicy retry = rabbit.remember(RetryPolicy.builder().maxAttempts(2)
                 .backoff(Duration.ofMillis(100)).build());
         OnceConsumer consumer = rabbit.track(OnceConsumer.builder(rabbit.connect(), rabbit.queue,
                         Idempotency.builder(InMemoryIdempotencyStore.builder().build()).build())
                 .keyExtractor(KeyExtractor.jsonBody("order_id"))
-                .topology(Topology.declareAll(QueueType.CLASSIC))
+                .topology(Topology.declareAll(Topology.QueueType.CLASSIC))
                 .retry(retry)
                 .processingLog(log())
                 .handler((d, ctx) -> {
@@ -104,7 +104,7 @@ class ConsumerLogTest {
         try {
             OnceConsumer consumer = rabbit.track(OnceConsumer.builder(rabbit.connect(), rabbit.queue,
                             Idempotency.builder(store).transactional().build())
-                    .topology(Topology.declareAll(QueueType.CLASSIC))
+                    .topology(Topology.declareAll(Topology.QueueType.CLASSIC))
                     .storeBackoff(Duration.ofMillis(20), Duration.ofMillis(100))
                     .processingLog(log())
                     .handler((d, ctx) -> handled.incrementAndGet())
@@ -123,13 +123,13 @@ class ConsumerLogTest {
             assertThat((String) error.get("cause")).contains("StoreMisconfiguredException")
                     .contains("V1__once_record.sql");
             assertThat(captured.lines().stream().filter(l -> l.level().toInt() >= Level.WARN.toInt())).hasSize(1);
-            assertThat(consumer.state()).isEqualTo(ConsumerState.PAUSED);
+            assertThat(consumer.state()).isEqualTo(OnceConsumer.State.PAUSED);
             assertThat(consumer.isPaused()).isTrue();
             assertThat(handled.get()).as("nothing runs unguarded").isZero();
 
             JdbcIdempotencyStore.builder(db).tableName(table).createTableIfMissing(true).build(); // fixed
             await().atMost(Duration.ofSeconds(10)).until(() -> handled.get() == 1
-                    && consumer.state() == ConsumerState.RUNNING);
+                    && consumer.state() == OnceConsumer.State.RUNNING);
             await().atMost(Duration.ofSeconds(5)).until(() -> !captured.lines("Consumption resumed").isEmpty());
         } finally {
             drop(db, table);
@@ -145,16 +145,16 @@ class ConsumerLogTest {
             rabbit.track(viaProxy::abort);
             OnceConsumer consumer = rabbit.track(OnceConsumer.builder(viaProxy, rabbit.queue,
                             Idempotency.builder(InMemoryIdempotencyStore.builder().build()).build())
-                    .topology(Topology.declareAll(QueueType.CLASSIC))
+                    .topology(Topology.declareAll(Topology.QueueType.CLASSIC))
                     .channels(2)
                     .processingLog(log())
                     .handler((d, ctx) -> { })
                     .build()
                     .start());
-            assertThat(consumer.state()).isEqualTo(ConsumerState.RUNNING);
+            assertThat(consumer.state()).isEqualTo(OnceConsumer.State.RUNNING);
 
             proxy.block();
-            await().atMost(Duration.ofSeconds(10)).until(() -> consumer.state() == ConsumerState.DISCONNECTED);
+            await().atMost(Duration.ofSeconds(10)).until(() -> consumer.state() == OnceConsumer.State.DISCONNECTED);
             assertThat(consumer.isPaused()).isTrue();
             await().atMost(Duration.ofSeconds(5)).until(() ->
                     captured.lines("Connection to the broker lost; waiting for automatic recovery").size() == 1);
@@ -162,7 +162,7 @@ class ConsumerLogTest {
                     .pairs()).containsEntry("broker", "127.0.0.1:" + proxy.port());
 
             proxy.restore();
-            await().atMost(Duration.ofSeconds(15)).until(() -> consumer.state() == ConsumerState.RUNNING);
+            await().atMost(Duration.ofSeconds(15)).until(() -> consumer.state() == OnceConsumer.State.RUNNING);
             await().atMost(Duration.ofSeconds(5)).until(() ->
                     captured.lines("Connection to the broker recovered").size() == 1);
             assertThat(captured.lines("Connection to the broker recovered").get(0).level()).isEqualTo(Level.INFO);

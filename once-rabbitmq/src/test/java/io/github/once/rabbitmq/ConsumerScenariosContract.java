@@ -35,7 +35,7 @@ import static org.awaitility.Awaitility.await;
 abstract class ConsumerScenariosContract {
 
     static final Duration LEASE = Duration.ofSeconds(1);
-    static final RetryPolicy FAST = RetryPolicy.custom().maxAttempts(3)
+    static final RetryPolicy FAST = RetryPolicy.builder().maxAttempts(3)
             .backoff(Duration.ofMillis(30), Duration.ofMillis(60), Duration.ofMillis(120)).build();
 
     protected RabbitFixture rabbit;
@@ -78,7 +78,7 @@ abstract class ConsumerScenariosContract {
                 .handler(handler)
                 .listener(listener)
                 .retry(FAST)
-                .topology(Topology.declareAll(QueueType.CLASSIC))
+                .topology(Topology.declareAll(Topology.QueueType.CLASSIC))
                 .prefetch(10)
                 .storeBackoff(Duration.ofMillis(100), Duration.ofMillis(800))
                 .shutdownTimeout(Duration.ofSeconds(5));
@@ -356,7 +356,7 @@ abstract class ConsumerScenariosContract {
                     return ("answer:" + new String(d.getBody(), StandardCharsets.UTF_8) + ":" + calls.incrementAndGet())
                             .getBytes(StandardCharsets.UTF_8);
                 })
-                .listener(listener).retry(FAST).topology(Topology.declareAll(QueueType.CLASSIC))
+                .listener(listener).retry(FAST).topology(Topology.declareAll(Topology.QueueType.CLASSIC))
                 .build().start());
         Channel admin = rabbit.admin();
         String replyQueue = admin.queueDeclare("", false, true, true, null).getQueue();

@@ -20,7 +20,7 @@ import java.time.Duration;
 public final class CrashingWorker {
 
     static final String REDIS = "redis://127.0.0.1:6379";
-    static final RetryPolicy RETRY = RetryPolicy.custom().maxAttempts(3)
+    static final RetryPolicy RETRY = RetryPolicy.builder().maxAttempts(3)
             .backoff(Duration.ofMillis(500), Duration.ofSeconds(1), Duration.ofSeconds(2)).build();
 
     private CrashingWorker() {
@@ -39,11 +39,11 @@ public final class CrashingWorker {
         RedisCommands<String, String> effects = RedisClient.create(REDIS).connect().sync();
         RedisIdempotencyStore store = RedisIdempotencyStore.builder().uri(REDIS).keyPrefix(prefix)
                 .timeout(Duration.ofSeconds(2)).build();
-        Idempotency once = Idempotency.builder(store).config(IdempotencyConfig.custom().leaseDuration(lease)
+        Idempotency once = Idempotency.builder(store).config(IdempotencyConfig.builder().leaseDuration(lease)
                 .retention(Duration.ofMinutes(10)).crashLoopAfter(3).build()).build();
         Connection connection = RabbitFixture.factory().newConnection("once-crashing-worker");
         OnceConsumer.builder(connection, queue, once)
-                .topology(Topology.declareAll(QueueType.CLASSIC))
+                .topology(Topology.declareAll(Topology.QueueType.CLASSIC))
                 .retry(RETRY)
                 .prefetch(1)
                 .handler((delivery, ctx) -> {

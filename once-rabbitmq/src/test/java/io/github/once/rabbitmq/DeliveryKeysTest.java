@@ -5,6 +5,8 @@ import com.rabbitmq.client.Delivery;
 import com.rabbitmq.client.Envelope;
 
 import io.github.once.IdempotencyKey;
+import io.github.once.rabbitmq.internal.DeliveryKey;
+import io.github.once.rabbitmq.internal.DeliveryKeys;
 
 import java.nio.charset.StandardCharsets;
 import java.util.Optional;
@@ -28,7 +30,7 @@ class DeliveryKeysTest {
             }
 
             @Override
-            public KeyLookup lookup(Delivery d) {
+            public KeyExtractor.Lookup lookup(Delivery d) {
                 extractions.incrementAndGet();
                 return extractor.lookup(d);
             }

@@ -10,6 +10,9 @@ import io.github.once.Outcome;
 import io.github.once.RecordState;
 import io.github.once.StoreRejectedException;
 import io.github.once.StoreUnavailableException;
+import io.github.once.rabbitmq.container.Disposition;
+import io.github.once.rabbitmq.internal.Decisions;
+import io.github.once.rabbitmq.internal.DeliveryKey;
 import io.github.once.spi.Lease;
 
 import java.nio.charset.StandardCharsets;
@@ -26,11 +29,11 @@ class DispositionTest {
 
     private static final String QUEUE = "orders";
     private static final IdempotencyKey KEY = IdempotencyKey.of(QUEUE, "m-1");
-    private static final RetryPolicy RETRY = RetryPolicy.custom().maxAttempts(3)
+    private static final RetryPolicy RETRY = RetryPolicy.builder().maxAttempts(3)
             .backoff(Duration.ofSeconds(1), Duration.ofSeconds(5), Duration.ofSeconds(30)).build();
 
     private final TestClock clock = new TestClock();
-    private final Disposition disposition = new Disposition(QUEUE, RETRY, 40, clock);
+    private final Decisions disposition = new Decisions(QUEUE, RETRY, 40, clock);
 
     private static Delivery delivery(AMQP.BasicProperties props) {
         return new Delivery(new Envelope(7, false, "shop", "order.created"), props,
@@ -77,7 +80,7 @@ class DispositionTest {
 
     @Test
     void processedRequestSendsItsReplyWithTheCorrelationId() {
-        Disposition.Action action = disposition.decide(request("replies", "c-1"), 1,
+        Disposition action = disposition.decide(request("replies", "c-1"), 1,
                 new Outcome.Processed<>(KEY, bytes("answer"), 3));
         assertThat(action).isInstanceOf(Disposition.Reply.class);
         Disposition.Reply reply = (Disposition.Reply) action;
@@ -100,7 +103,7 @@ class DispositionTest {
 
     @Test
     void duplicateRequestGetsTheStoredReplyAgainOnlyWithACorrelationId() {
-        Disposition.Action again = disposition.decide(request("replies", "c-1"), 1,
+        Disposition again = disposition.decide(request("replies", "c-1"), 1,
                 new Outcome.Duplicate<>(KEY, bytes("stored"), completed(bytes("stored"))));
         assertThat(again).isInstanceOf(Disposition.Reply.class);
         Disposition.Reply reply = (Disposition.Reply) again;
@@ -118,7 +121,7 @@ class DispositionTest {
     @Test
     void busyIsRetriedAfterTheOtherLeaseWithoutCountingAnAttempt() {
         Instant leaseUntil = clock.instant().plus(Duration.ofSeconds(3));
-        Disposition.Action action = disposition.decide(plain(), 2, new Outcome.Busy<>(KEY, leaseUntil));
+        Disposition action = disposition.decide(plain(), 2, new Outcome.Busy<>(KEY, leaseUntil));
         Disposition.Retry retry = (Disposition.Retry) action;
         assertThat(retry.action()).isEqualTo(ConsumerAction.RETRIED_BUSY);
         assertThat(retry.nextAttempt()).isEqualTo(2);
@@ -161,7 +164,7 @@ class DispositionTest {
 
     @Test
     void requeueTailStrategyRetriesOnTheWorkQueueItself() {
-        Disposition tail = new Disposition(QUEUE, RetryPolicy.from(RETRY).strategy(RetryStrategy.REQUEUE_TAIL).build(),
+        Decisions tail = new Decisions(QUEUE, RetryPolicy.from(RETRY).strategy(RetryPolicy.Strategy.REQUEUE_TAIL).build(),
                 40, clock);
         Disposition.Retry busy = (Disposition.Retry) tail.decide(plain(), 1,
                 new Outcome.Busy<>(KEY, clock.instant().plusSeconds(3)));
@@ -195,7 +198,7 @@ class DispositionTest {
 
     @Test
     void failureAtMaxAttemptsIsDeadLetteredWithItsCause() {
-        Disposition.Action action = disposition.decide(plain(), 3,
+        Disposition action = disposition.decide(plain(), 3,
                 new Outcome.Failed<>(KEY, new IllegalStateException("boom, and a long message that is cut")));
         Disposition.DeadLetter dead = (Disposition.DeadLetter) action;
         assertThat(dead.action()).isEqualTo(ConsumerAction.DEAD_LETTERED);
@@ -214,7 +217,7 @@ class DispositionTest {
         // A copy whose attempt header says more than the policy allows now (the policy was lowered).
         assertThat(disposition.decide(plain(), 9, new Outcome.Failed<>(KEY, new RuntimeException())))
                 .isInstanceOf(Disposition.DeadLetter.class);
-        Disposition once = new Disposition(QUEUE, RetryPolicy.from(RETRY).maxAttempts(1).build(), 40, clock);
+        Decisions once = new Decisions(QUEUE, RetryPolicy.from(RETRY).maxAttempts(1).build(), 40, clock);
         assertThat(once.decide(plain(), 1, new Outcome.Failed<>(KEY, new RuntimeException())))
                 .isInstanceOf(Disposition.DeadLetter.class);
     }
@@ -282,7 +285,7 @@ class DispositionTest {
         Disposition.DeadLetter dead = (Disposition.DeadLetter) disposition.redeliveredTooOften(six, 1);
         assertThat(dead.reason()).isEqualTo(DeadLetterReason.CRASH_LOOP);
         assertThat(dead.error().getMessage()).contains("x-delivery-count 6");
-        Disposition strict = new Disposition(QUEUE, RETRY, 200, clock, 1);
+        Decisions strict = new Decisions(QUEUE, RETRY, 200, clock, 1);
         assertThat(strict.redeliveredTooOften(delivery(new AMQP.BasicProperties.Builder()
                 .headers(Map.of("x-delivery-count", 4L)).build()), 1)).isInstanceOf(Disposition.DeadLetter.class);
     }
@@ -290,7 +293,7 @@ class DispositionTest {
     @Test
     void storeUnavailableGivesTheDeliveryBackAndPauses() {
         StoreUnavailableException down = new StoreUnavailableException("redis down", null);
-        Disposition.Action action = disposition.storeFailed(down);
+        Disposition action = disposition.storeFailed(down);
         assertThat(action).isEqualTo(new Disposition.Requeue(down));
         assertThat(action.action()).isEqualTo(ConsumerAction.REQUEUED);
     }

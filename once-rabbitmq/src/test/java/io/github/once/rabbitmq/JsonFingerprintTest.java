@@ -76,7 +76,7 @@ class JsonFingerprintTest {
     @Test
     void aReSendWithANewTimestampIsADuplicateNotAConflict() {
         try (Idempotency once = Idempotency.builder(InMemoryIdempotencyStore.builder().build())
-                .config(IdempotencyConfig.custom().fingerprint(orderAndAmount).build()).build()) {
+                .config(IdempotencyConfig.builder().fingerprint(orderAndAmount).build()).build()) {
             IdempotencyKey key = IdempotencyKey.of("orders", "42");
             once.execute(key, json("{\"order_id\":42,\"amount\":\"9.99\",\"sent_at\":1}"), ResultCodec.none(),
                     ctx -> null);

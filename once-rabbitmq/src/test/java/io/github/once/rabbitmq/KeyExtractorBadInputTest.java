@@ -1,6 +1,7 @@
 package io.github.once.rabbitmq;
 
 import io.github.once.IdempotencyKey;
+import io.github.once.rabbitmq.internal.JsonPaths;
 
 import java.io.ByteArrayOutputStream;
 import java.nio.charset.StandardCharsets;
@@ -101,9 +102,9 @@ class KeyExtractorBadInputTest {
                 }
                 body = text.toString().getBytes(StandardCharsets.UTF_8);
             }
-            KeyLookup lookup = keys.lookup(bytes(body));
+            KeyExtractor.Lookup lookup = keys.lookup(bytes(body));
             assertThat(lookup).isNotNull();
-            if (lookup instanceof KeyLookup.Missing missing) {
+            if (lookup instanceof KeyExtractor.Lookup.Missing missing) {
                 assertThat(missing.detail()).startsWith("message_id property is absent; ");
             }
         }

@@ -34,18 +34,18 @@ class KeyExtractorTest {
 
     /** The detail of a lookup that must be missing. */
     static String detail(KeyExtractor keys, Delivery delivery) {
-        KeyLookup lookup = keys.lookup(delivery);
-        assertThat(lookup).isInstanceOf(KeyLookup.Missing.class);
+        KeyExtractor.Lookup lookup = keys.lookup(delivery);
+        assertThat(lookup).isInstanceOf(KeyExtractor.Lookup.Missing.class);
         assertThat(keys.extract(delivery)).isEmpty();
-        return ((KeyLookup.Missing) lookup).detail();
+        return ((KeyExtractor.Lookup.Missing) lookup).detail();
     }
 
     /** The id of a lookup that must be found, checked to agree with {@link KeyExtractor#extract}. */
     static String id(KeyExtractor keys, Delivery delivery) {
-        KeyLookup lookup = keys.lookup(delivery);
-        assertThat(lookup).isInstanceOf(KeyLookup.Found.class);
-        assertThat(keys.extract(delivery)).contains(((KeyLookup.Found) lookup).id());
-        return ((KeyLookup.Found) lookup).id();
+        KeyExtractor.Lookup lookup = keys.lookup(delivery);
+        assertThat(lookup).isInstanceOf(KeyExtractor.Lookup.Found.class);
+        assertThat(keys.extract(delivery)).contains(((KeyExtractor.Lookup.Found) lookup).id());
+        return ((KeyExtractor.Lookup.Found) lookup).id();
     }
 
     private final KeyExtractor usual = messageId().orElse(jsonBody());
@@ -130,9 +130,9 @@ class KeyExtractorTest {
         KeyExtractor typed = delivery -> Optional.ofNullable(delivery.getProperties().getType());
 
         assertThat(detail(none, body("{}"))).isEqualTo("key extractor found no id");
-        assertThat(blank.lookup(body("{}"))).isEqualTo(KeyLookup.missing("key extractor returned a blank id"));
+        assertThat(blank.lookup(body("{}"))).isEqualTo(KeyExtractor.Lookup.missing("key extractor returned a blank id"));
         assertThat(failing.lookup(body("{}")))
-                .isEqualTo(KeyLookup.missing("key extractor failed: java.lang.IllegalStateException: boom"));
+                .isEqualTo(KeyExtractor.Lookup.missing("key extractor failed: java.lang.IllegalStateException: boom"));
         assertThat(detail(typed.orElse(messageId()), body("{}")))
                 .isEqualTo("key extractor found no id; message_id property is absent");
         assertThat(id(messageId().orElse(typed), new Delivery(new Envelope(1, false, "", "q"),
@@ -143,7 +143,7 @@ class KeyExtractorTest {
     void ownExtractorsCanGiveTheirReasons() {
         KeyExtractor tenant = KeyExtractor.of(delivery -> {
             String app = delivery.getProperties().getAppId();
-            return app == null ? KeyLookup.missing("app_id property is absent") : KeyLookup.found(app);
+            return app == null ? KeyExtractor.Lookup.missing("app_id property is absent") : KeyExtractor.Lookup.found(app);
         });
         KeyExtractor failing = KeyExtractor.of(delivery -> {
             throw new IllegalArgumentException("bad");
@@ -191,7 +191,7 @@ class KeyExtractorTest {
     void aMissingDetailIsCutSoAHeaderCannotGrowWithTheInput() {
         String longName = "f".repeat(3000);
         String detail = detail(jsonBody(longName), body("{}"));
-        assertThat(detail).hasSize(KeyLookup.MAX_DETAIL_LENGTH).endsWith("...");
-        assertThatThrownBy(() -> KeyLookup.found(" ")).isInstanceOf(IllegalArgumentException.class);
+        assertThat(detail).hasSize(KeyExtractor.Lookup.MAX_DETAIL_LENGTH).endsWith("...");
+        assertThatThrownBy(() -> KeyExtractor.Lookup.found(" ")).isInstanceOf(IllegalArgumentException.class);
     }
 }

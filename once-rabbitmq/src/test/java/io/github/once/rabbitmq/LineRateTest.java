@@ -1,5 +1,7 @@
 package io.github.once.rabbitmq;
 
+import io.github.once.rabbitmq.internal.LineRate;
+
 import java.time.Duration;
 
 import org.junit.jupiter.api.Test;
@@ -27,7 +29,7 @@ class LineRateTest {
     @Test
     void aProcessingLogOfManyFailuresKeepsToItsBudget() {
         CapturedLog captured = new CapturedLog(org.slf4j.event.Level.INFO);
-        ProcessingLog log = ProcessingLog.custom().logger(captured).rateLimit(5, Duration.ofHours(1)).build();
+        ProcessingLog log = ProcessingLog.builder().logger(captured).rateLimit(5, Duration.ofHours(1)).build();
         for (int i = 0; i < 50; i++) {
             com.rabbitmq.client.Delivery d = new com.rabbitmq.client.Delivery(
                     new com.rabbitmq.client.Envelope(i, false, "", "orders"),

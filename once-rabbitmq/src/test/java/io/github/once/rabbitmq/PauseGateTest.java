@@ -1,5 +1,8 @@
 package io.github.once.rabbitmq;
 
+import io.github.once.rabbitmq.internal.Backoff;
+import io.github.once.rabbitmq.internal.PauseGate;
+
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -16,7 +19,7 @@ class PauseGateTest {
     private final List<Duration> pauses = new CopyOnWriteArrayList<>();
     private final AtomicInteger resumes = new AtomicInteger();
     private final PauseGate gate = new PauseGate(Duration.ofMillis(200), Duration.ofSeconds(1), clock,
-            new ListenerCalls(new ConsumerListener() {
+            new ConsumerListener() {
                 @Override
                 public void onPause(Throwable cause, Duration backoff) {
                     pauses.add(backoff);
@@ -26,7 +29,7 @@ class PauseGateTest {
                 public void onResume() {
                     resumes.incrementAndGet();
                 }
-            }));
+            });
     private final RuntimeException down = new IllegalStateException("store down");
 
     @Test

@@ -9,9 +9,9 @@ import io.github.once.Idempotency;
 import io.github.once.IdempotencyKey;
 import io.github.once.IdempotencyRecord;
 import io.github.once.InMemoryIdempotencyStore;
+import io.github.once.OnceListener;
 import io.github.once.Outcome;
 import io.github.once.RecordState;
-import io.github.once.StoreOperation;
 import io.github.once.StoreUnavailableException;
 import io.github.once.spi.Lease;
 
@@ -49,8 +49,8 @@ class ProcessingLogTest {
     private static void settle(ProcessingLog log, Delivery d, IdempotencyKey key, Outcome<?> outcome,
                                ConsumerAction action) {
         log.onDelivery(d, 1);
-        log.onStoreCall(StoreOperation.CLAIM, 1, Duration.ofMillis(2), null);
-        log.onStoreCall(StoreOperation.COMPLETE, 1, Duration.ofMillis(3), null);
+        log.onStoreCall(OnceListener.StoreOperation.CLAIM, 1, Duration.ofMillis(2), null);
+        log.onStoreCall(OnceListener.StoreOperation.COMPLETE, 1, Duration.ofMillis(3), null);
         log.onOutcome(outcome, Duration.ofMillis(9));
         log.onAction(d, key, action);
     }
@@ -58,14 +58,14 @@ class ProcessingLogTest {
     @Test
     void aProcessedDeliveryIsOneDebugLineWithItsOutcomeTokenAttemptAndStoreTime() {
         CapturedLog captured = new CapturedLog(Level.DEBUG);
-        ProcessingLog log = ProcessingLog.custom().logger(captured).queue("orders").build();
+        ProcessingLog log = ProcessingLog.builder().logger(captured).queue("orders").build();
         Delivery d = delivery("order-42");
 
         log.onDelivery(d, 2);
-        log.onStoreCall(StoreOperation.CLAIM, 1, Duration.ofMillis(2), null);
+        log.onStoreCall(OnceListener.StoreOperation.CLAIM, 1, Duration.ofMillis(2), null);
         log.onHandler(KEY, Duration.ofMillis(4), null);
-        log.onStoreCall(StoreOperation.RENEW, 1, Duration.ofMillis(50), null); // the renewal thread's, not ours
-        log.onStoreCall(StoreOperation.COMPLETE, 1, Duration.ofMillis(3), null);
+        log.onStoreCall(OnceListener.StoreOperation.RENEW, 1, Duration.ofMillis(50), null); // the renewal thread's, not ours
+        log.onStoreCall(OnceListener.StoreOperation.COMPLETE, 1, Duration.ofMillis(3), null);
         log.onOutcome(new Outcome.Processed<>(KEY, null, 7), Duration.ofMillis(9));
         log.onAction(d, KEY, ConsumerAction.PROCESSED);
 
@@ -82,7 +82,7 @@ class ProcessingLogTest {
     @Test
     void processedAndDuplicateStayQuietAtInfoWhileFailuresShow() {
         CapturedLog captured = new CapturedLog(Level.INFO);
-        ProcessingLog log = ProcessingLog.custom().logger(captured).build();
+        ProcessingLog log = ProcessingLog.builder().logger(captured).build();
 
         settle(log, delivery("a"), KEY, new Outcome.Processed<>(KEY, null, 1), ConsumerAction.PROCESSED);
         settle(log, delivery("a"), KEY, new Outcome.Duplicate<>(KEY, null, completed(KEY)), ConsumerAction.DUPLICATE);
@@ -100,7 +100,7 @@ class ProcessingLogTest {
     @Test
     void deadLettersAreWarningsWithTheirReasonAndCause() {
         CapturedLog captured = new CapturedLog(Level.INFO);
-        ProcessingLog log = ProcessingLog.custom().logger(captured).build();
+        ProcessingLog log = ProcessingLog.builder().logger(captured).build();
         IllegalStateException boom = new IllegalStateException("boom");
 
         Delivery noKey = delivery(null);
@@ -109,7 +109,7 @@ class ProcessingLogTest {
         settle(log, delivery("a"), KEY, new Outcome.Conflict<>(KEY, completed(KEY)), ConsumerAction.DEAD_LETTERED);
         settle(log, delivery("a"), KEY, new Outcome.Failed<>(KEY, boom), ConsumerAction.DEAD_LETTERED);
         Delivery reported = delivery("b");
-        log.onDeadLetter(reported, null, DeadLetterReason.INVALID_KEY, null);
+        log.onDeadLetter(reported, null, DeadLetterReason.INVALID_KEY, null, null);
         log.onAction(reported, null, ConsumerAction.DEAD_LETTERED);
 
         List<CapturedLog.Line> lines = captured.lines();
@@ -124,7 +124,7 @@ class ProcessingLogTest {
     @Test
     void aBatchSharesItsStoreCallsAmongItsDeliveries() {
         CapturedLog captured = new CapturedLog(Level.DEBUG);
-        ProcessingLog log = ProcessingLog.custom().logger(captured).build();
+        ProcessingLog log = ProcessingLog.builder().logger(captured).build();
         IdempotencyKey a = IdempotencyKey.of("orders", "a");
         IdempotencyKey b = IdempotencyKey.of("orders", "b");
         Delivery da = delivery("a");
@@ -132,8 +132,8 @@ class ProcessingLogTest {
 
         log.onDelivery(da, 1);
         log.onDelivery(db, 1);
-        log.onStoreCall(StoreOperation.CLAIM, 2, Duration.ofMillis(4), null);
-        log.onStoreCall(StoreOperation.COMPLETE, 2, Duration.ofMillis(6), null);
+        log.onStoreCall(OnceListener.StoreOperation.CLAIM, 2, Duration.ofMillis(4), null);
+        log.onStoreCall(OnceListener.StoreOperation.COMPLETE, 2, Duration.ofMillis(6), null);
         log.onOutcome(new Outcome.Processed<>(a, null, 1), Duration.ofMillis(20));
         log.onOutcome(new Outcome.Processed<>(b, null, 2), Duration.ofMillis(20));
         log.onAction(da, a, ConsumerAction.PROCESSED);
@@ -146,7 +146,7 @@ class ProcessingLogTest {
     @Test
     void samplingKeepsOneLineInNAndNeverTouchesDeadLettersOrLostLeases() {
         CapturedLog captured = new CapturedLog(Level.DEBUG);
-        ProcessingLog log = ProcessingLog.custom().logger(captured).sampleOneIn(ConsumerAction.PROCESSED, 10).build();
+        ProcessingLog log = ProcessingLog.builder().logger(captured).sampleOneIn(ConsumerAction.PROCESSED, 10).build();
         for (int i = 0; i < 100; i++) {
             IdempotencyKey key = IdempotencyKey.of("orders", "m-" + i);
             settle(log, delivery("m-" + i), key, new Outcome.Processed<>(key, null, 1), ConsumerAction.PROCESSED);
@@ -154,16 +154,16 @@ class ProcessingLogTest {
         assertThat(captured.lines()).hasSize(10);
         assertThat(captured.lines().get(1).get("key")).isEqualTo("m-10");
 
-        assertThatThrownBy(() -> ProcessingLog.custom().sampleOneIn(ConsumerAction.DEAD_LETTERED, 2))
+        assertThatThrownBy(() -> ProcessingLog.builder().sampleOneIn(ConsumerAction.DEAD_LETTERED, 2))
                 .isInstanceOf(IllegalArgumentException.class);
-        assertThatThrownBy(() -> ProcessingLog.custom().level(ConsumerAction.RETRIED_LEASE_LOST, Level.DEBUG))
+        assertThatThrownBy(() -> ProcessingLog.builder().level(ConsumerAction.RETRIED_LEASE_LOST, Level.DEBUG))
                 .isInstanceOf(IllegalArgumentException.class);
     }
 
     @Test
     void aLostLeaseIsAWarningWithTheLostToken() {
         CapturedLog captured = new CapturedLog(Level.INFO);
-        ProcessingLog log = ProcessingLog.custom().logger(captured).build();
+        ProcessingLog log = ProcessingLog.builder().logger(captured).build();
         Lease lost = new Lease(KEY, 41, Instant.EPOCH);
         settle(log, delivery("a"), KEY, new Outcome.LeaseLost<>(KEY, lost), ConsumerAction.RETRIED_LEASE_LOST);
         log.onTakeover(new Lease(KEY, 42, Instant.EPOCH));
@@ -176,7 +176,7 @@ class ProcessingLogTest {
     @Test
     void aPauseIsLoggedOnceWithItsCauseAndTheResumeWithItsLength() {
         CapturedLog captured = new CapturedLog(Level.INFO);
-        ProcessingLog log = ProcessingLog.custom().logger(captured).queue("orders").build();
+        ProcessingLog log = ProcessingLog.builder().logger(captured).queue("orders").build();
         StoreUnavailableException down = new StoreUnavailableException("connection refused");
 
         log.onPause(down, Duration.ofMillis(200));
@@ -192,7 +192,7 @@ class ProcessingLogTest {
     @Test
     void aStoreErrorThatWaitingWillNotHealIsOneErrorThenARemindEveryPauseReminder() {
         CapturedLog captured = new CapturedLog(Level.INFO);
-        ProcessingLog log = ProcessingLog.custom().logger(captured).pauseReminder(Duration.ofMillis(200)).build();
+        ProcessingLog log = ProcessingLog.builder().logger(captured).pauseReminder(Duration.ofMillis(200)).build();
         io.github.once.StoreMisconfiguredException dropped = new io.github.once.StoreMisconfiguredException(
                 "relation \"once_record\" does not exist. Fix: run db/once/postgresql/V1__once_record.sql");
 
@@ -219,7 +219,7 @@ class ProcessingLogTest {
     @Test
     void digestedKeysNeverShowTheKey() {
         CapturedLog captured = new CapturedLog(Level.DEBUG);
-        ProcessingLog log = ProcessingLog.custom().logger(captured).digestKeys(true).build();
+        ProcessingLog log = ProcessingLog.builder().logger(captured).digestKeys(true).build();
         settle(log, delivery("order-42"), KEY, new Outcome.Processed<>(KEY, null, 1), ConsumerAction.PROCESSED);
 
         CapturedLog.Line line = captured.lines().get(0);
@@ -234,12 +234,12 @@ class ProcessingLogTest {
     @Test
     void aRealConsumerLogsEachSettledDelivery() throws Exception {
         try (RabbitFixture rabbit = new RabbitFixture()) {
-            RetryPolicy once = rabbit.remember(RetryPolicy.custom().maxAttempts(1).backoff(Duration.ofMillis(50)).build());
+            RetryPolicy once = rabbit.remember(RetryPolicy.builder().maxAttempts(1).backoff(Duration.ofMillis(50)).build());
             CapturedLog captured = new CapturedLog(Level.DEBUG);
-            ProcessingLog log = ProcessingLog.custom().logger(captured).queue(rabbit.queue).build();
+            ProcessingLog log = ProcessingLog.builder().logger(captured).queue(rabbit.queue).build();
             Idempotency executor = rabbit.track(Idempotency.builder(InMemoryIdempotencyStore.builder().build()).listener(log).build());
             rabbit.track(OnceConsumer.builder(rabbit.connect(), rabbit.queue, executor)
-                    .topology(Topology.declareAll(QueueType.CLASSIC))
+                    .topology(Topology.declareAll(Topology.QueueType.CLASSIC))
                     .retry(once)
                     .listener(log)
                     .handler((d, ctx) -> {

@@ -45,7 +45,7 @@ class QuickStartTest {
         Idempotency once = Idempotency.builder(InMemoryIdempotencyStore.builder().build()).build();
 
         OnceConsumer consumer = OnceConsumer.builder(connection, queue, once)
-                .topology(Topology.declareAll(QueueType.CLASSIC))
+                .topology(Topology.declareAll(Topology.QueueType.CLASSIC))
                 .handler((delivery, ctx) -> ship(delivery.getBody()))
                 .build()
                 .start();

@@ -7,8 +7,8 @@ import io.github.once.IdempotencyKey;
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
-import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /** Counts what a consumer did, per action and per message ID. */
@@ -22,13 +22,14 @@ class RecordingListener implements ConsumerListener {
     final AtomicInteger batched = new AtomicInteger();
 
     @Override
-    public void onDeadLetter(Delivery delivery, IdempotencyKey key, DeadLetterReason reason, Throwable cause) {
+    public void onDeadLetter(Delivery delivery, IdempotencyKey key, DeadLetterReason reason, Throwable cause,
+                             String detail) {
         deadLetters.add(reason);
     }
 
     @Override
     public void onRetry(Delivery delivery, IdempotencyKey key, ConsumerAction action, int nextAttempt,
-                        Duration delay) {
+                        Duration delay, Throwable error) {
         retriesNextAttempt.add(nextAttempt);
     }
 

@@ -10,14 +10,13 @@ import io.github.once.StoreUnavailableException;
 import io.github.once.jdbc.JdbcIdempotencyStore;
 import io.github.once.redis.RedisIdempotencyStore;
 
-import org.postgresql.ds.PGSimpleDataSource;
-
 import java.io.IOException;
 import java.net.ServerSocket;
 import java.util.UUID;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
+import org.postgresql.ds.PGSimpleDataSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
@@ -45,7 +44,7 @@ class StartupChecksTest {
         String table = "once_missing_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
         JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(postgresql()).tableName(table).build();
         OnceConsumer consumer = consumer(Idempotency.builder(store).transactional().build())
-                .topology(Topology.declareAll(QueueType.CLASSIC)).build();
+                .topology(Topology.declareAll(Topology.QueueType.CLASSIC)).build();
 
         assertThatThrownBy(consumer::start)
                 .isInstanceOf(StoreMisconfiguredException.class)
@@ -63,7 +62,7 @@ class StartupChecksTest {
             try {
                 redis.kill();
                 OnceConsumer consumer = consumer(Idempotency.builder(store).build())
-                        .topology(Topology.declareAll(QueueType.CLASSIC)).build();
+                        .topology(Topology.declareAll(Topology.QueueType.CLASSIC)).build();
                 assertThatThrownBy(consumer::start)
                         .isInstanceOf(StoreUnavailableException.class)
                         .hasMessageContaining("redis://127.0.0.1:" + redis.port)
@@ -81,7 +80,7 @@ class StartupChecksTest {
         assertThatThrownBy(consumer::start)
                 .isInstanceOf(StartupException.class)
                 .hasMessageContaining("The work queue '" + rabbit.queue + "' does not exist on RabbitMQ at 127.0.0.1:5672")
-                .hasMessageContaining(".topology(Topology.declareAll(QueueType.CLASSIC))");
+                .hasMessageContaining(".topology(Topology.declareAll(Topology.QueueType.CLASSIC))");
         assertThat(queueExists(Topology.deadLetterQueue(rabbit.queue))).as("no dead-letter queue for a missing queue")
                 .isFalse();
         assertThat(queueExists(Topology.delayQueue(rabbit.queue, RetryPolicy.defaults().backoff().get(0)))).isFalse();

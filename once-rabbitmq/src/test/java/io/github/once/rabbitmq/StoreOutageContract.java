@@ -2,8 +2,8 @@ package io.github.once.rabbitmq;
 
 import com.rabbitmq.client.Delivery;
 
-import io.github.once.IdempotencyKey;
 import io.github.once.Idempotency;
+import io.github.once.IdempotencyKey;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -74,7 +74,7 @@ abstract class StoreOutageContract {
                 .handler((d, ctx) -> variant.effect(ctx.key().id(), ctx))
                 .listener(listener)
                 .retry(FAST)
-                .topology(Topology.declareAll(QueueType.CLASSIC))
+                .topology(Topology.declareAll(Topology.QueueType.CLASSIC))
                 .channels(channels)
                 .prefetch(20)
                 .storeBackoff(Duration.ofMillis(100), Duration.ofMillis(400))

@@ -112,7 +112,7 @@ class StoreRejectedConsumerTest {
 
     /** The in-memory store and Redis refuse through the executor's limit; the databases by their constraint. */
     private IdempotencyConfig config() {
-        IdempotencyConfig.Builder b = IdempotencyConfig.custom().leaseDuration(Duration.ofSeconds(10));
+        IdempotencyConfig.Builder b = IdempotencyConfig.builder().leaseDuration(Duration.ofSeconds(10));
         return (kind == Kind.IN_MEMORY || kind == Kind.REDIS ? b.maxResultBytes(LIMIT) : b).build();
     }
 
@@ -127,7 +127,7 @@ class StoreRejectedConsumerTest {
         Idempotency once = rabbit.track(Idempotency.builder(store).config(config()).build());
         RecordingListener heard = new RecordingListener();
         OnceConsumer consumer = rabbit.track(OnceConsumer.builder(rabbit.connect(), queue, once)
-                .topology(Topology.declareAll(QueueType.CLASSIC))
+                .topology(Topology.declareAll(Topology.QueueType.CLASSIC))
                 .retry(rabbit.remember(RetryPolicy.defaults()))
                 .prefetch(5)
                 .batchClaims(true)
@@ -176,7 +176,7 @@ class StoreRejectedConsumerTest {
         Idempotency once = rabbit.track(Idempotency.builder(full).build());
         List<Throwable> pauses = new CopyOnWriteArrayList<>();
         rabbit.track(OnceConsumer.builder(rabbit.connect(), queue, once)
-                .topology(Topology.declareAll(QueueType.CLASSIC))
+                .topology(Topology.declareAll(Topology.QueueType.CLASSIC))
                 .retry(rabbit.remember(RetryPolicy.defaults()))
                 .listener(new ConsumerListener() {
                     @Override

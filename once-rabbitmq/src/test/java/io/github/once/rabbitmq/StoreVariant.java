@@ -1,7 +1,7 @@
 package io.github.once.rabbitmq;
 
-import io.github.once.IdempotencyConfig;
 import io.github.once.Idempotency;
+import io.github.once.IdempotencyConfig;
 import io.github.once.OnceListener;
 
 import java.time.Duration;
@@ -32,7 +32,7 @@ interface StoreVariant extends AutoCloseable {
     }
 
     static IdempotencyConfig config(Duration lease) {
-        return IdempotencyConfig.custom().leaseDuration(lease).retention(Duration.ofMinutes(10)).build();
+        return IdempotencyConfig.builder().leaseDuration(lease).retention(Duration.ofMinutes(10)).build();
     }
 
     @Override

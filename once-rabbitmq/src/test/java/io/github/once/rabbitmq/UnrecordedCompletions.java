@@ -2,7 +2,6 @@ package io.github.once.rabbitmq;
 
 import io.github.once.OnceListener;
 import io.github.once.Outcome;
-import io.github.once.StoreOperation;
 
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicLong;
@@ -19,8 +18,8 @@ final class UnrecordedCompletions implements OnceListener {
     private final AtomicLong refused = new AtomicLong();
 
     @Override
-    public void onStoreCall(StoreOperation operation, int keys, Duration elapsed, Throwable failure) {
-        if (operation == StoreOperation.COMPLETE && failure != null) {
+    public void onStoreCall(OnceListener.StoreOperation operation, int keys, Duration elapsed, Throwable failure) {
+        if (operation == OnceListener.StoreOperation.COMPLETE && failure != null) {
             failed.addAndGet(keys);
         }
     }

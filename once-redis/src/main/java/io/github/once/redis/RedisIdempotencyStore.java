@@ -4,6 +4,12 @@ import io.github.once.IdempotencyKey;
 import io.github.once.IdempotencyRecord;
 import io.github.once.StoreMisconfiguredException;
 import io.github.once.StoreUnavailableException;
+import io.github.once.redis.internal.KeyLayout;
+import io.github.once.redis.internal.LuaScript;
+import io.github.once.redis.internal.RedisConnections;
+import io.github.once.redis.internal.RedisStoreInspector;
+import io.github.once.redis.internal.Replies;
+import io.github.once.redis.internal.ScriptCalls;
 import io.github.once.spi.ClaimRequest;
 import io.github.once.spi.ClaimResult;
 import io.github.once.spi.Completion;
@@ -42,7 +48,7 @@ import org.slf4j.LoggerFactory;
 /**
  * Records in Redis, one hash per record, over Lettuce. Each of claim, complete, release, renew and find is one
  * Lua script call on one key (one round trip, atomic, Redis Cluster safe). On a single Redis {@link #claim} and
- * {@link #complete} run a whole batch as one script call (per {@value #BATCH_CHUNK} keys); on a cluster they
+ * {@link #complete} run a whole batch as one script call (per {@value ScriptCalls#BATCH_CHUNK} keys); on a cluster they
  * pipeline one call per key. Deadlines come from the Redis server's clock
  * ({@code TIME}), so clock skew between consumers cannot break a lease. Redis expires records itself: an in-progress record at the later of its lease
  * and its retention (so the fencing counter survives a takeover), a completed one at its retention.
@@ -67,7 +73,6 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(2);
 
     /** Keys per batch script call: bounds how long one call keeps Redis from serving other clients. */
-    static final int BATCH_CHUNK = 200;
 
     private static final Logger log = LoggerFactory.getLogger(RedisIdempotencyStore.class);
     // Longer durations are clamped: Redis keeps milliseconds and the scripts do their arithmetic in doubles.
@@ -86,7 +91,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         this.connections = connections;
         this.keys = keys;
         this.timeout = timeout;
-        this.calls = new ScriptCalls(connections.commands(), timeout);
+        this.calls = new ScriptCalls(connections.commands(), connections.cluster(), timeout);
     }
 
     public static Builder builder() {
@@ -101,7 +106,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     }
 
     /**
-     * One key is one script call. On a single Redis one script call per {@value #BATCH_CHUNK} keys runs every claim
+     * One key is one script call. On a single Redis one script call per {@value ScriptCalls#BATCH_CHUNK} keys runs every claim
      * of a batch in order; on a cluster every claim is its own call, all sent before any reply is read. Either way
      * one round trip per chunk, and the answers are those of single claims in order.
      */
@@ -178,63 +183,13 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         }
     }
 
-    /**
-     * Runs {@code script} on the keys {@value #BATCH_CHUNK} at a time and returns one reply per key. A chunk is
-     * sent once the previous one answered: Redis serves other clients between chunks, and a chunk retried after
-     * {@code NOSCRIPT} cannot run after a later one, so a key repeated across chunks keeps its order.
-     */
-    private List<Object> inChunks(LuaScript script, byte[][] keyNames, byte[][][] args) {
-        int n = keyNames.length;
-        List<Object> replies = new ArrayList<>(n);
-        for (int from = 0; from < n; from += BATCH_CHUNK) {
-            int to = Math.min(n, from + BATCH_CHUNK);
-            List<Object> reply = calls.call(script, ScriptOutputType.MULTI, Arrays.copyOfRange(keyNames, from, to),
-                    chunkArgs(script, args, from, to));
-            replies.addAll(Replies.batch(reply, to - from));
-        }
-        return replies;
-    }
-
-    /** The arguments of keys {@code from} to {@code to}, one key's after another's, as a batch script takes them. */
-    private static byte[][] chunkArgs(LuaScript script, byte[][][] args, int from, int to) {
-        int perKey = script.argsPerKey();
-        byte[][] chunkArgs = new byte[(to - from) * perKey][];
-        for (int i = from; i < to; i++) {
-            System.arraycopy(args[i], 0, chunkArgs, (i - from) * perKey, perKey);
-        }
-        return chunkArgs;
-    }
-
-    /** Runs a single-key script on every key: as {@link #claim} does, one round trip per chunk. */
-    List<Object> onEachKey(LuaScript single, LuaScript batch, ScriptOutputType type, byte[][] keyNames,
-            byte[][][] args) {
-        return connections.cluster() ? eachKey(single, type, keyNames, args) : inChunks(batch, keyNames, args);
-    }
-
     private List<Object> onEachKey(LuaScript single, LuaScript batch, ScriptOutputType type, Calls calls) {
-        return onEachKey(single, batch, type, calls.keyNames, calls.args);
+        return this.calls.onEachKey(single, batch, type, calls.keyNames, calls.args);
     }
 
     /** Operators' view of this store's records (counts and listings SCAN the key prefix). */
     public StoreInspector inspector() {
-        return new RedisStoreInspector(this, connections.commands(), calls, keys, timeout);
-    }
-
-    /** Sends one single-key call per key before reading any reply (a cluster: the keys sit in different slots). */
-    private List<Object> eachKey(LuaScript script, ScriptOutputType type, byte[][] keyNames, byte[][][] args) {
-        int n = keyNames.length;
-        List<RedisFuture<Object>> futures = new ArrayList<>(n);
-        for (int i = 0; i < n; i++) {
-            futures.add(calls.send(script, type, new byte[][] {keyNames[i]}, args[i]));
-        }
-        long deadline = calls.deadlineFromNow();
-        List<Object> replies = new ArrayList<>(n);
-        for (int i = 0; i < n; i++) {
-            // A NOSCRIPT reply is retried alone, in order: the node lost its script cache, so the calls after it
-            // on that node failed alike and order among repeated keys is kept.
-            replies.add(calls.await(futures.get(i), deadline, script, type, new byte[][] {keyNames[i]}, args[i]));
-        }
-        return replies;
+        return new RedisStoreInspector(connections.commands(), calls, keys, timeout);
     }
 
     private static void requirePositive(Duration value, String name) {
@@ -270,7 +225,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     }
 
     /**
-     * One script call for the batch (per {@value #BATCH_CHUNK} keys) on a single Redis; on a cluster every key's
+     * One script call for the batch (per {@value ScriptCalls#BATCH_CHUNK} keys) on a single Redis; on a cluster every key's
      * find is sent before any reply is read. One round trip either way.
      */
     @Override

@@ -6,7 +6,6 @@ import io.github.once.IdempotencyKey;
 import io.github.once.OnceListener;
 import io.github.once.Outcome;
 import io.github.once.ResultCodec;
-import io.github.once.StoreOperation;
 import io.github.once.StoreUnavailableException;
 
 import java.nio.charset.StandardCharsets;
@@ -50,7 +49,7 @@ class RedisCrashWindowTest {
 
     @Test
     void consumerLostAfterTheEffectBeforeTheRecordRepeatsTheEffectOnceTheLeaseLapses() {
-        IdempotencyConfig config = IdempotencyConfig.custom().leaseDuration(Duration.ofMillis(600)).build();
+        IdempotencyConfig config = IdempotencyConfig.builder().leaseDuration(Duration.ofMillis(600)).build();
         IdempotencyKey key = IdempotencyKey.of(namespace, "charge-1");
         byte[] payload = "charge 10 EUR".getBytes(StandardCharsets.UTF_8);
         AtomicInteger charges = new AtomicInteger();
@@ -98,9 +97,9 @@ class RedisCrashWindowTest {
         List<String> events = Collections.synchronizedList(new ArrayList<>());
         OnceListener listener = new OnceListener() {
             @Override
-            public void onStoreCall(StoreOperation operation, int keys, Duration elapsed, Throwable failure) {
+            public void onStoreCall(OnceListener.StoreOperation operation, int keys, Duration elapsed, Throwable failure) {
                 events.add(operation.name());
-                if (operation == StoreOperation.COMPLETE && failure == null) {
+                if (operation == OnceListener.StoreOperation.COMPLETE && failure == null) {
                     completions.add(elapsed);
                 }
             }

@@ -3,6 +3,7 @@ package io.github.once.redis;
 import io.github.once.IdempotencyKey;
 import io.github.once.IdempotencyRecord;
 import io.github.once.RecordState;
+import io.github.once.redis.internal.ScriptCalls;
 import io.github.once.spi.ClaimRequest;
 import io.github.once.spi.ClaimResult;
 import io.github.once.spi.Completion;
@@ -280,7 +281,7 @@ class RedisRoundTripTest {
 
         List<ClaimResult> batched = store.claim(batchRequests);
 
-        int chunks = (450 + RedisIdempotencyStore.BATCH_CHUNK - 1) / RedisIdempotencyStore.BATCH_CHUNK;
+        int chunks = (450 + ScriptCalls.BATCH_CHUNK - 1) / ScriptCalls.BATCH_CHUNK;
         assertThat(chunks).isGreaterThan(2);
         assertThat(storeCommands()).isEqualTo(Map.of("evalsha", (long) chunks));
         List<ClaimResult> singles = new ArrayList<>();
@@ -294,14 +295,14 @@ class RedisRoundTripTest {
 
         List<Completion> batchCompletions = completionsFor(batched);
         List<Completion> singleCompletions = completionsFor(singles);
-        assertThat(batchCompletions).hasSizeGreaterThan(RedisIdempotencyStore.BATCH_CHUNK);
+        assertThat(batchCompletions).hasSizeGreaterThan(ScriptCalls.BATCH_CHUNK);
         stats.reset();
 
         List<Boolean> batchDone = store.complete(batchCompletions);
 
         assertThat(storeCommands()).isEqualTo(Map.of("evalsha",
-                (long) (batchCompletions.size() + RedisIdempotencyStore.BATCH_CHUNK - 1)
-                        / RedisIdempotencyStore.BATCH_CHUNK));
+                (long) (batchCompletions.size() + ScriptCalls.BATCH_CHUNK - 1)
+                        / ScriptCalls.BATCH_CHUNK));
         List<Boolean> singleDone = new ArrayList<>();
         for (Completion completion : singleCompletions) {
             singleDone.add(StoreCalls.complete(store, completion.lease(), completion.result(), completion.retention()));

@@ -39,7 +39,7 @@ class RedisSeedTrapsTest {
         RedisIdempotencyStore store = RedisIdempotencyStore.builder().uri(SharedRedis.URI)
                 .clientResources(SharedRedis.RESOURCES).keyPrefix(prefix).build();
         Idempotency once = Idempotency.builder(store)
-                .config(IdempotencyConfig.custom().leaseDuration(lease).build()).build();
+                .config(IdempotencyConfig.builder().leaseDuration(lease).build()).build();
         closeables.add(once);
         closeables.add(store);
         return once;

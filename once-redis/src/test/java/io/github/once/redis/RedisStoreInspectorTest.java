@@ -4,8 +4,6 @@ import io.github.once.IdempotencyKey;
 import io.github.once.spi.ClaimRequest;
 import io.github.once.spi.ClaimResult;
 import io.github.once.spi.IdempotencyStore;
-import io.github.once.spi.RecordCounts;
-import io.github.once.spi.RecordStanding;
 import io.github.once.spi.StoreInspector;
 import io.github.once.testkit.StoreCalls;
 import io.github.once.testkit.StoreInspectorContract;
@@ -62,10 +60,10 @@ class RedisStoreInspectorTest extends StoreInspectorContract {
             StoreCalls.claim(b, new ClaimRequest(IdempotencyKey.of(namespace, "k2"), null, Duration.ofMinutes(1),
                     Duration.ofMinutes(5)));
 
-            RecordCounts counts = a.inspector().count(null);
+            StoreInspector.Counts counts = a.inspector().count(null);
             assertThat(counts.inProgress()).isEqualTo(1);
             assertThat(a.inspector().oldestInProgress(namespace, 5)).singleElement()
-                    .satisfies(r -> assertThat(r.standing()).isEqualTo(RecordStanding.IN_PROGRESS));
+                    .satisfies(r -> assertThat(r.standing()).isEqualTo(StoreInspector.Standing.IN_PROGRESS));
         }
     }
 

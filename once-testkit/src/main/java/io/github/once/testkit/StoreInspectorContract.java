@@ -5,11 +5,7 @@ import io.github.once.RecordState;
 import io.github.once.spi.ClaimRequest;
 import io.github.once.spi.ClaimResult;
 import io.github.once.spi.IdempotencyStore;
-import io.github.once.spi.InspectedRecord;
 import io.github.once.spi.Lease;
-import io.github.once.spi.RecordCounts;
-import io.github.once.spi.RecordStanding;
-import io.github.once.spi.RecordSummary;
 import io.github.once.spi.StoreInspector;
 
 import java.nio.charset.StandardCharsets;
@@ -101,7 +97,7 @@ public abstract class StoreInspectorContract {
     private void lapse(IdempotencyKey key) {
         claim(key, shortLease(), RETENTION);
         await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(20))
-                .until(() -> standing(key) != RecordStanding.IN_PROGRESS);
+                .until(() -> standing(key) != StoreInspector.Standing.IN_PROGRESS);
     }
 
     /** Claims with a short retention and waits until the store treats the record as gone. */
@@ -111,20 +107,20 @@ public abstract class StoreInspectorContract {
                 .until(() -> inspector.inspect(key).isEmpty());
     }
 
-    private RecordStanding standing(IdempotencyKey key) {
+    private StoreInspector.Standing standing(IdempotencyKey key) {
         return inspector.inspect(key).orElseThrow().standing();
     }
 
-    private RecordStanding releasedStanding() {
-        return inspector.tellsReleasedFromLapsed() ? RecordStanding.RELEASED : RecordStanding.LAPSED;
+    private StoreInspector.Standing releasedStanding() {
+        return inspector.tellsReleasedFromLapsed() ? StoreInspector.Standing.RELEASED : StoreInspector.Standing.LAPSED;
     }
 
     @Test
     @DisplayName("an absent key has no record and an empty namespace counts nothing")
     void absentKeyIsNotFound() {
         assertThat(inspector.inspect(key("never"))).isEmpty();
-        RecordCounts counts = inspector.count(namespace);
-        assertThat(counts).isEqualTo(new RecordCounts(counts.now(), 0, 0, 0, 0, 0));
+        StoreInspector.Counts counts = inspector.count(namespace);
+        assertThat(counts).isEqualTo(new StoreInspector.Counts(counts.now(), 0, 0, 0, 0, 0));
         assertThat(inspector.oldestInProgress(namespace, 10)).isEmpty();
     }
 
@@ -135,9 +131,9 @@ public abstract class StoreInspectorContract {
         Lease lease = claim(key("live"));
         Instant after = Instant.now();
 
-        InspectedRecord found = inspector.inspect(key("live")).orElseThrow();
+        StoreInspector.Inspected found = inspector.inspect(key("live")).orElseThrow();
 
-        assertThat(found.standing()).isEqualTo(RecordStanding.IN_PROGRESS);
+        assertThat(found.standing()).isEqualTo(StoreInspector.Standing.IN_PROGRESS);
         assertThat(found.record().key()).isEqualTo(key("live"));
         assertThat(found.record().state()).isEqualTo(RecordState.IN_PROGRESS);
         assertThat(found.record().token()).isEqualTo(lease.token());
@@ -150,9 +146,9 @@ public abstract class StoreInspectorContract {
     void completedRecordShowsItsResult() {
         complete(key("done"), "charged 42");
 
-        InspectedRecord found = inspector.inspect(key("done")).orElseThrow();
+        StoreInspector.Inspected found = inspector.inspect(key("done")).orElseThrow();
 
-        assertThat(found.standing()).isEqualTo(RecordStanding.COMPLETED);
+        assertThat(found.standing()).isEqualTo(StoreInspector.Standing.COMPLETED);
         assertThat(found.record().result()).isEqualTo("charged 42".getBytes(StandardCharsets.UTF_8));
     }
 
@@ -164,7 +160,7 @@ public abstract class StoreInspectorContract {
         assertThat(standing(key("failed"))).isEqualTo(releasedStanding());
 
         Lease retry = claim(key("failed"));
-        assertThat(standing(key("failed"))).isEqualTo(RecordStanding.IN_PROGRESS);
+        assertThat(standing(key("failed"))).isEqualTo(StoreInspector.Standing.IN_PROGRESS);
         assertThat(store.release(retry)).isTrue();
         assertThat(standing(key("failed"))).isEqualTo(releasedStanding());
     }
@@ -177,8 +173,8 @@ public abstract class StoreInspectorContract {
         lapse(key("taken-over"));
         lapse(key("died"));
 
-        assertThat(standing(key("died"))).isEqualTo(RecordStanding.LAPSED);
-        assertThat(standing(key("taken-over"))).isEqualTo(RecordStanding.LAPSED);
+        assertThat(standing(key("died"))).isEqualTo(StoreInspector.Standing.LAPSED);
+        assertThat(standing(key("taken-over"))).isEqualTo(StoreInspector.Standing.LAPSED);
     }
 
     @Test
@@ -193,14 +189,14 @@ public abstract class StoreInspectorContract {
         claim(IdempotencyKey.of(sibling, "live"));
 
         Instant before = Instant.now();
-        RecordCounts counts = inspector.count(namespace);
+        StoreInspector.Counts counts = inspector.count(namespace);
         Instant after = Instant.now(); // the counts of all namespaces below may take long on a big shared store
-        RecordCounts siblings = inspector.count(sibling);
-        RecordCounts all = inspector.count(null);
+        StoreInspector.Counts siblings = inspector.count(sibling);
+        StoreInspector.Counts all = inspector.count(null);
 
         long released = inspector.tellsReleasedFromLapsed() ? 1 : 0;
-        assertThat(counts).isEqualTo(new RecordCounts(counts.now(), 1, released, 2 - released, 2, 0));
-        assertThat(siblings).isEqualTo(new RecordCounts(siblings.now(), 1, 0, 0, 0, 0));
+        assertThat(counts).isEqualTo(new StoreInspector.Counts(counts.now(), 1, released, 2 - released, 2, 0));
+        assertThat(siblings).isEqualTo(new StoreInspector.Counts(siblings.now(), 1, 0, 0, 0, 0));
         assertThat(all.inProgress()).isGreaterThanOrEqualTo(2);
         assertThat(all.completed()).isGreaterThanOrEqualTo(2);
         assertThat(counts.now()).isBetween(before.minus(SKEW), after.plus(SKEW));
@@ -215,18 +211,18 @@ public abstract class StoreInspectorContract {
         release(key("failed"));
         complete(key("done"), "x");
 
-        List<RecordSummary> open = inspector.oldestInProgress(namespace, 10);
+        List<StoreInspector.Summary> open = inspector.oldestInProgress(namespace, 10);
 
         List<String> expected = inspector.tellsReleasedFromLapsed() ? List.of("oldest", "middle", "newest")
                 : List.of("oldest", "middle", "newest", "failed");
-        assertThat(open).extracting(RecordSummary::storageId).containsExactlyInAnyOrderElementsOf(expected);
+        assertThat(open).extracting(StoreInspector.Summary::storageId).containsExactlyInAnyOrderElementsOf(expected);
         assertThat(open.get(0).storageId()).isEqualTo("oldest");
-        assertThat(open.get(0).standing()).isEqualTo(RecordStanding.LAPSED);
-        assertThat(open).extracting(RecordSummary::claimedAt).isSorted();
+        assertThat(open.get(0).standing()).isEqualTo(StoreInspector.Standing.LAPSED);
+        assertThat(open).extracting(StoreInspector.Summary::claimedAt).isSorted();
         assertThat(open).allMatch(r -> r.namespace().equals(namespace));
         assertThat(open.stream().filter(r -> !r.storageId().equals("oldest") && !r.storageId().equals("failed")))
-                .allMatch(r -> r.standing() == RecordStanding.IN_PROGRESS && r.leaseUntil().isAfter(r.claimedAt()));
-        assertThat(inspector.oldestInProgress(namespace, 1)).extracting(RecordSummary::storageId)
+                .allMatch(r -> r.standing() == StoreInspector.Standing.IN_PROGRESS && r.leaseUntil().isAfter(r.claimedAt()));
+        assertThat(inspector.oldestInProgress(namespace, 1)).extracting(StoreInspector.Summary::storageId)
                 .containsExactly("oldest");
     }
 
@@ -254,7 +250,28 @@ public abstract class StoreInspectorContract {
         }
         assertThat(inspector.inspect(key("live"))).isPresent();
         assertThat(inspector.inspect(key("done"))).isPresent();
-        RecordCounts left = inspector.count(namespace);
-        assertThat(left).isEqualTo(new RecordCounts(left.now(), 1, 0, 0, 1, 0));
+        StoreInspector.Counts left = inspector.count(namespace);
+        assertThat(left).isEqualTo(new StoreInspector.Counts(left.now(), 1, 0, 0, 1, 0));
+    }
+
+    @Test
+    @DisplayName("deleting a namespace removes its records in bounded batches, whatever their standing, and no other's")
+    void deleteNamespaceIsBoundedAndLeavesOtherNamespaces() {
+        String sibling = namespace + "-b";
+        claim(key("live"));
+        complete(key("done"), "gone");
+        release(key("given-back"));
+        complete(IdempotencyKey.of(sibling, "kept"), "kept");
+
+        assertThat(inspector.deleteNamespace(namespace, 2)).isEqualTo(2);
+        assertThat(inspector.deleteNamespace(namespace, 2)).isEqualTo(1);
+        assertThat(inspector.deleteNamespace(namespace, 2)).isZero();
+
+        assertThat(inspector.inspect(key("live"))).isEmpty();
+        assertThat(inspector.inspect(key("done"))).isEmpty();
+        assertThat(inspector.inspect(key("given-back"))).isEmpty();
+        assertThat(inspector.inspect(IdempotencyKey.of(sibling, "kept"))).isPresent();
+        assertThat(StoreCalls.claim(store, new ClaimRequest(key("done"), "fp-1", LONG, RETENTION)))
+                .as("a deleted key is new again").isInstanceOf(ClaimResult.Acquired.class);
     }
 }

@@ -13,6 +13,7 @@ import io.github.once.spi.Completion;
 import io.github.once.spi.ExecutionScope;
 import io.github.once.spi.Lease;
 import io.github.once.testkit.StoreCalls;
+import io.github.once.tiered.internal.FrontCopy;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Clock;

@@ -1,6 +1,6 @@
 package io.github.once.bench.e2e;
 
-import io.github.once.StoreOperation;
+import io.github.once.OnceListener;
 
 import java.util.ArrayList;
 import java.util.Arrays;
@@ -61,10 +61,10 @@ final class Report {
                 messages += r.messages();
                 seconds += r.seconds();
             }
-            long claimCalls = times.calls(StoreOperation.CLAIM);
-            long claimNanos = times.nanos(StoreOperation.CLAIM);
-            long completeCalls = times.calls(StoreOperation.COMPLETE);
-            long completeNanos = times.nanos(StoreOperation.COMPLETE);
+            long claimCalls = times.calls(OnceListener.StoreOperation.CLAIM);
+            long claimNanos = times.nanos(OnceListener.StoreOperation.CLAIM);
+            long completeCalls = times.calls(OnceListener.StoreOperation.COMPLETE);
+            long completeNanos = times.nanos(OnceListener.StoreOperation.COMPLETE);
             double perMessage = seconds * 1e9 / messages;
             out.append("| ").append(e.getKey().label())
                     .append(" | ").append(String.format(Locale.ROOT, "%.1f", perMessage / 1000))

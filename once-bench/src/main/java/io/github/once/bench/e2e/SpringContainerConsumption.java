@@ -54,7 +54,7 @@ final class SpringContainerConsumption implements Consumption {
                 .executorListener(meter.storeTimes())
                 .consumerListeners(queue -> unexpectedActions(meter))
                 .build();
-        advice.register(run.queue(), ConsumerConfig.custom()
+        advice.register(run.queue(), ConsumerConfig.builder()
                 .namespace(run.namespace())
                 .topology(Topology.none())
                 .build());

@@ -1,7 +1,6 @@
 package io.github.once.bench.e2e;
 
 import io.github.once.OnceListener;
-import io.github.once.StoreOperation;
 
 import java.time.Duration;
 import java.util.EnumMap;
@@ -14,33 +13,33 @@ import java.util.concurrent.atomic.LongAdder;
  */
 final class StoreTimes implements OnceListener {
 
-    private final Map<StoreOperation, LongAdder> calls = new EnumMap<>(StoreOperation.class);
-    private final Map<StoreOperation, LongAdder> nanos = new EnumMap<>(StoreOperation.class);
+    private final Map<OnceListener.StoreOperation, LongAdder> calls = new EnumMap<>(OnceListener.StoreOperation.class);
+    private final Map<OnceListener.StoreOperation, LongAdder> nanos = new EnumMap<>(OnceListener.StoreOperation.class);
 
     StoreTimes() {
-        for (StoreOperation op : StoreOperation.values()) {
+        for (OnceListener.StoreOperation op : OnceListener.StoreOperation.values()) {
             calls.put(op, new LongAdder());
             nanos.put(op, new LongAdder());
         }
     }
 
     @Override
-    public void onStoreCall(StoreOperation operation, int keys, Duration elapsed, Throwable failure) {
+    public void onStoreCall(OnceListener.StoreOperation operation, int keys, Duration elapsed, Throwable failure) {
         calls.get(operation).increment();
         nanos.get(operation).add(elapsed.toNanos());
     }
 
-    long calls(StoreOperation op) {
+    long calls(OnceListener.StoreOperation op) {
         return calls.get(op).sum();
     }
 
-    long nanos(StoreOperation op) {
+    long nanos(OnceListener.StoreOperation op) {
         return nanos.get(op).sum();
     }
 
     /** Adds another run's times into this one. */
     void add(StoreTimes other) {
-        for (StoreOperation op : StoreOperation.values()) {
+        for (OnceListener.StoreOperation op : OnceListener.StoreOperation.values()) {
             calls.get(op).add(other.calls(op));
             nanos.get(op).add(other.nanos(op));
         }

@@ -4,16 +4,14 @@ import com.rabbitmq.client.Connection;
 
 import io.github.once.Idempotency;
 import io.github.once.IdempotencyConfig;
-import io.github.once.Idempotency;
 import io.github.once.InMemoryIdempotencyStore;
 import io.github.once.Outcome;
 import io.github.once.Task;
-import io.github.once.tiered.TieredIdempotencyStore;
 import io.github.once.bench.OnceJdbc;
 import io.github.once.bench.Services;
 import io.github.once.micrometer.OnceMeters;
 import io.github.once.redis.RedisIdempotencyStore;
-
+import io.github.once.tiered.TieredIdempotencyStore;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
 import io.micrometer.prometheusmetrics.PrometheusMeterRegistry;
 
@@ -48,7 +46,7 @@ enum Variant {
         @Override
         Consumption start(Run run) throws Exception {
             InMemoryIdempotencyStore store = InMemoryIdempotencyStore.builder().build();
-            OnceMeters meters = OnceMeters.of(new PrometheusMeterRegistry(PrometheusConfig.DEFAULT));
+            OnceMeters meters = OnceMeters.builder(new PrometheusMeterRegistry(PrometheusConfig.DEFAULT)).build();
             Idempotency executor = Idempotency.builder(store).config(CONFIG)
                     .listener(run.meter().storeTimes()).listener(meters.executor(run.namespace())).build();
             return OnceConsumption.start(run, executor, Mode.ONE_AT_A_TIME, store,
@@ -131,7 +129,7 @@ enum Variant {
      * shared Redis soon after it (PostgreSQL rows are deleted when the run closes).
      */
     private static final IdempotencyConfig CONFIG =
-            IdempotencyConfig.custom().retention(Duration.ofMinutes(10)).build();
+            IdempotencyConfig.builder().retention(Duration.ofMinutes(10)).build();
 
     private final String description;
 

@@ -9,8 +9,6 @@ import io.github.once.bench.Services;
 import io.github.once.outbox.Outbox;
 import io.github.once.outbox.OutboxListener;
 import io.github.once.outbox.OutboxRelay;
-import io.github.once.outbox.OutboxSchema;
-import io.github.once.outbox.Wakeup;
 import io.github.once.rabbitmq.OutboundMessage;
 
 import java.io.IOException;
@@ -30,9 +28,9 @@ import java.util.concurrent.TimeoutException;
 import java.util.concurrent.atomic.AtomicLong;
 import java.util.concurrent.locks.LockSupport;
 
-import picocli.CommandLine;
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Option;
+import picocli.CommandLine;
 
 /**
  * The outbox relay against the local PostgreSQL and RabbitMQ, once with polling and once with
@@ -93,7 +91,7 @@ public final class OutboxBenchmark implements Callable<Integer> {
         System.out.println("|---|---|---|---|");
         try (HikariDataSource ds = services.dataSource("outbox-bench");
              Connection connection = factory.newConnection("once-outbox-bench")) {
-            for (Wakeup wakeup : Wakeup.values()) {
+            for (OutboxRelay.Wakeup wakeup : OutboxRelay.Wakeup.values()) {
                 double throughput = throughput(ds, connection, wakeup);
                 double[] latency = latency(ds, connection, wakeup);
                 System.out.printf(Locale.ROOT, "| %s | %.0f | %.1f | %.1f |%n", wakeup, throughput, latency[0],
@@ -103,7 +101,7 @@ public final class OutboxBenchmark implements Callable<Integer> {
         return 0;
     }
 
-    private double throughput(HikariDataSource ds, Connection connection, Wakeup wakeup) throws Exception {
+    private double throughput(HikariDataSource ds, Connection connection, OutboxRelay.Wakeup wakeup) throws Exception {
         try (Run run = new Run(ds, connection)) {
             Outbox outbox = run.outbox();
             for (int start = 0; start < messages; start += 100) {
@@ -139,7 +137,7 @@ public final class OutboxBenchmark implements Callable<Integer> {
         }
     }
 
-    private double[] latency(HikariDataSource ds, Connection connection, Wakeup wakeup) throws Exception {
+    private double[] latency(HikariDataSource ds, Connection connection, OutboxRelay.Wakeup wakeup) throws Exception {
         try (Run run = new Run(ds, connection)) {
             Map<String, Long> committed = new ConcurrentHashMap<>();
             Map<String, Long> confirmed = new ConcurrentHashMap<>();
@@ -206,7 +204,7 @@ public final class OutboxBenchmark implements Callable<Integer> {
             this.ds = ds;
             this.connection = connection;
             try (java.sql.Connection c = ds.getConnection()) {
-                OutboxSchema.create(c, table);
+                Outbox.createTable(c, table);
             }
             try (Channel ch = connection.createChannel()) {
                 ch.queueDeclare(queue, true, false, false, null);
@@ -214,10 +212,10 @@ public final class OutboxBenchmark implements Callable<Integer> {
         }
 
         Outbox outbox() {
-            return Outbox.custom().tableName(table).build();
+            return Outbox.builder().tableName(table).build();
         }
 
-        OutboxRelay relay(Wakeup wakeup, OutboxListener listener) {
+        OutboxRelay relay(OutboxRelay.Wakeup wakeup, OutboxListener listener) {
             return OutboxRelay.builder(ds, connection).tableName(table).batchSize(batchSize)
                     .pollInterval(Duration.ofMillis(pollMillis)).wakeup(wakeup).listener(listener).build();
         }

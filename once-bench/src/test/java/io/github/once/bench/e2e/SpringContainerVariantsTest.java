@@ -1,14 +1,14 @@
 package io.github.once.bench.e2e;
 
-import static org.assertj.core.api.Assertions.assertThat;
-
-import io.github.once.StoreOperation;
+import io.github.once.OnceListener;
 
 import org.junit.jupiter.api.Test;
 import org.junit.jupiter.params.ParameterizedTest;
 import org.junit.jupiter.params.provider.EnumSource;
 
 import picocli.CommandLine;
+
+import static org.assertj.core.api.Assertions.assertThat;
 
 /**
  * The Spring container variants of the end-to-end harness, each over a small backlog on the real local RabbitMQ
@@ -28,8 +28,8 @@ class SpringContainerVariantsTest extends HarnessTest {
         assertThat(result.sortedLatencies()).as("latencies").hasSize(MESSAGES);
         int perMessage = variant == Variant.SPRING_PLAIN ? 0 : 1;
         assertThat(variant.guarded()).as("guarded").isEqualTo(perMessage == 1);
-        assertThat(result.storeTimes().calls(StoreOperation.CLAIM)).as("claims").isEqualTo(perMessage * MESSAGES);
-        assertThat(result.storeTimes().calls(StoreOperation.COMPLETE)).as("completions")
+        assertThat(result.storeTimes().calls(OnceListener.StoreOperation.CLAIM)).as("claims").isEqualTo(perMessage * MESSAGES);
+        assertThat(result.storeTimes().calls(OnceListener.StoreOperation.COMPLETE)).as("completions")
                 .isEqualTo(perMessage * MESSAGES);
     }
 

@@ -2,6 +2,7 @@ package io.github.once.cli.demo;
 
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
+
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
@@ -59,6 +60,11 @@ final class Cell {
 
     String queue() {
         return queue;
+    }
+
+    /** The id of the cell of {@code scenario} in row {@code row} of run {@code runId}: also its key namespace. */
+    static String id(String runId, int row, Scenario scenario) {
+        return runId + ".r" + row + "." + scenario.code();
     }
 
     /** A namespace for this cell's keys: fresh per run, so runs never see each other's records. */

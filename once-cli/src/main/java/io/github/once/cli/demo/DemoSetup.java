@@ -2,11 +2,13 @@ package io.github.once.cli.demo;
 
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
+
 import io.github.once.cli.CliException;
 import io.github.once.cli.embedded.EmbeddedBroker;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
+
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -120,6 +122,17 @@ final class DemoSetup implements AutoCloseable {
     }
 
     /** Fresh per run: cell ids, namespaces, queues, keys and rows all start with it. */
+    /** The key namespaces of every cell this run may have: one per style and scenario. */
+    List<String> namespaces() {
+        List<String> namespaces = new ArrayList<>();
+        for (int row = 0; row < styles.size(); row++) {
+            for (Scenario scenario : Scenario.values()) {
+                namespaces.add(Cell.id(runId, row, scenario));
+            }
+        }
+        return namespaces;
+    }
+
     String runId() {
         return runId;
     }

@@ -2,6 +2,7 @@ package io.github.once.cli.demo;
 
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
+
 import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.ExecutionException;
@@ -35,7 +36,7 @@ final class Matrix {
                 ConsumerStyle style = styles.get(row);
                 List<Future<CellResult>> cells = new ArrayList<>();
                 for (Scenario scenario : scenarios) {
-                    String cellId = runId + ".r" + row + "." + scenario.code();
+                    String cellId = Cell.id(runId, row, scenario);
                     cells.add(pool.submit(() -> {
                         long t0 = System.nanoTime();
                         CellResult r;

@@ -2,14 +2,15 @@ package io.github.once.cli.demo;
 
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.Delivery;
-import io.github.once.IdempotencyKey;
+
 import io.github.once.Idempotency;
+import io.github.once.IdempotencyKey;
 import io.github.once.rabbitmq.ConsumerAction;
 import io.github.once.rabbitmq.ConsumerListener;
 import io.github.once.rabbitmq.KeyExtractor;
 import io.github.once.rabbitmq.OnceConsumer;
 import io.github.once.rabbitmq.Topology;
-import io.github.once.rabbitmq.QueueType;
+
 import java.time.Duration;
 import java.util.concurrent.atomic.AtomicInteger;
 
@@ -44,7 +45,7 @@ final class OnceProcess extends ConsumerProcess {
                 .keyExtractor(KeyExtractor.messageId().orElse(KeyExtractor.jsonBody()))
                 .prefetch(TrapStyle.PREFETCH)
                 .retry(style.retry())
-                .topology(Topology.declareAll(QueueType.CLASSIC))
+                .topology(Topology.declareAll(Topology.QueueType.CLASSIC))
                 .moveTimeout(Duration.ofSeconds(3))
                 .shutdownTimeout(Duration.ofSeconds(1))
                 .storeBackoff(Duration.ofMillis(50), Duration.ofMillis(500))

@@ -9,16 +9,14 @@ import io.github.once.jdbc.JdbcDialect;
 import io.github.once.jdbc.JdbcIdempotencyStore;
 import io.github.once.rabbitmq.RetryPolicy;
 import io.github.once.redis.RedisIdempotencyStore;
-import io.lettuce.core.KeyScanCursor;
-import io.lettuce.core.ScanArgs;
-import io.lettuce.core.ScanCursor;
+import io.github.once.spi.StoreInspector;
 import io.lettuce.core.api.StatefulRedisConnection;
-import io.lettuce.core.api.sync.RedisCommands;
+
 import java.sql.Connection;
-import java.sql.PreparedStatement;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
+import java.util.List;
 import java.util.Locale;
 
 /** The Once rows of the matrix: the adapter with each available store, transactional JDBC included. */
@@ -60,7 +58,11 @@ final class OnceRows {
             RedisIdempotencyStore store = RedisIdempotencyStore.builder().uri(redisUri).keyPrefix(DEMO_PREFIX)
                     .timeout(Duration.ofSeconds(2)).build();
             setup.addStyle(OnceStyle.withStore("redis", store, retry));
-            setup.addResource(() -> deleteRedisRecords(redis.sync(), setup.runId()));
+            setup.addResource(() -> {
+                try (store) {
+                    deleteRecords(store.inspector(), setup.namespaces());
+                }
+            });
         }
         if (jdbc != null) {
             addJdbc(setup, jdbc, null, retry);
@@ -86,7 +88,9 @@ final class OnceRows {
                 cellId -> effects.sink(), retry, null));
         setup.addResource(() -> {
             effects.close();
-            deleteJdbcRecords(ds, setup.runId());
+            try (store) {
+                deleteRecords(store.inspector(), setup.namespaces());
+            }
             if (name != null && dialect == JdbcDialect.H2) {
                 try (Connection c = ds.getConnection(); Statement s = c.createStatement()) {
                     s.execute("SHUTDOWN");
@@ -95,23 +99,12 @@ final class OnceRows {
         });
     }
 
-    private static void deleteJdbcRecords(UrlDataSource ds, String runId) throws SQLException {
-        try (Connection c = ds.getConnection();
-                PreparedStatement ps = c.prepareStatement("DELETE FROM " + DEMO_TABLE + " WHERE namespace LIKE ?")) {
-            ps.setString(1, runId + ".%");
-            ps.executeUpdate();
-        }
-    }
-
-    private static void deleteRedisRecords(RedisCommands<String, String> redis, String runId) {
-        ScanArgs match = ScanArgs.Builder.matches(DEMO_PREFIX + "{" + runId + ".*").limit(1000);
-        ScanCursor cursor = ScanCursor.INITIAL;
-        do {
-            KeyScanCursor<String> page = redis.scan(cursor, match);
-            if (!page.getKeys().isEmpty()) {
-                redis.del(page.getKeys().toArray(new String[0]));
+    /** Deletes the run's records through the store's own inspector, which alone knows its format. */
+    private static void deleteRecords(StoreInspector inspector, List<String> namespaces) {
+        for (String namespace : namespaces) {
+            while (inspector.deleteNamespace(namespace, 1_000) == 1_000) {
+                // the next batch
             }
-            cursor = page;
-        } while (!cursor.isFinished());
+        }
     }
 }

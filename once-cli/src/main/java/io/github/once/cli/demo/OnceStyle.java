@@ -2,11 +2,10 @@ package io.github.once.cli.demo;
 
 import io.github.once.Idempotency;
 import io.github.once.IdempotencyConfig;
-import io.github.once.Idempotency;
 import io.github.once.rabbitmq.RetryPolicy;
-import io.github.once.rabbitmq.RetryStrategy;
 import io.github.once.rabbitmq.Topology;
 import io.github.once.spi.IdempotencyStore;
+
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -19,7 +18,7 @@ final class OnceStyle implements ConsumerStyle {
      * A short lease where a consumer dies holding its claim, so the claim lapses within the cell and the
      * replacement takes over; renewed every third while working.
      */
-    static final IdempotencyConfig CONFIG = IdempotencyConfig.custom()
+    static final IdempotencyConfig CONFIG = IdempotencyConfig.builder()
             .leaseDuration(Duration.ofSeconds(1))
             .retention(Duration.ofMinutes(10))
             .build();
@@ -60,12 +59,15 @@ final class OnceStyle implements ConsumerStyle {
         this.resource = resource;
     }
 
-    /** Once over a store, with the record written after the handler ({@code Idempotency}). */
+    /**
+     * Once over a store, with the record written after the handler ({@code Idempotency}). The store is the caller's
+     * to close (after it deleted the run's records through it).
+     */
     static OnceStyle withStore(String where, IdempotencyStore store, RetryPolicy retry) {
         return new OnceStyle("once-" + where, "Once, " + where + " store", config -> {
             SeverableStore severable = new SeverableStore(store);
             return new Executor(Idempotency.builder(severable).config(config).build(), severable);
-        }, id -> EffectSink.ledger(), false, retry, store);
+        }, id -> EffectSink.ledger(), false, retry, null);
     }
 
     /** Once with an executor whose effect commits with the record; effects land in {@code sink}. */
@@ -81,10 +83,10 @@ final class OnceStyle implements ConsumerStyle {
      */
     static RetryPolicy retryFor(boolean embedded) {
         return embedded
-                ? RetryPolicy.custom().maxAttempts(3).backoff(Duration.ofMillis(200)).strategy(RetryStrategy.REQUEUE_TAIL)
+                ? RetryPolicy.builder().maxAttempts(3).backoff(Duration.ofMillis(200)).strategy(RetryPolicy.Strategy.REQUEUE_TAIL)
                         .build()
-                : RetryPolicy.custom().maxAttempts(3).backoff(Duration.ofMillis(200), Duration.ofSeconds(1))
-                        .strategy(RetryStrategy.DELAY_QUEUES).build();
+                : RetryPolicy.builder().maxAttempts(3).backoff(Duration.ofMillis(200), Duration.ofSeconds(1))
+                        .strategy(RetryPolicy.Strategy.DELAY_QUEUES).build();
     }
 
     Executor newExecutor(Scenario scenario) {
@@ -127,7 +129,7 @@ final class OnceStyle implements ConsumerStyle {
     @Override
     public List<String> retryQueues(String queue) {
         List<String> queues = new ArrayList<>();
-        if (retry.strategy() == RetryStrategy.DELAY_QUEUES) {
+        if (retry.strategy() == RetryPolicy.Strategy.DELAY_QUEUES) {
             for (Duration level : retry.backoff()) {
                 queues.add(Topology.delayQueue(queue, level));
             }

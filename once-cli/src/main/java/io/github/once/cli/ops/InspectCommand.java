@@ -3,9 +3,10 @@ package io.github.once.cli.ops;
 import io.github.once.IdempotencyKey;
 import io.github.once.IdempotencyRecord;
 import io.github.once.RecordState;
-import io.github.once.spi.InspectedRecord;
 import io.github.once.cli.CliException;
 import io.github.once.cli.ExitCodes;
+import io.github.once.spi.StoreInspector;
+
 import java.io.PrintWriter;
 import java.nio.ByteBuffer;
 import java.nio.charset.CharacterCodingException;
@@ -16,11 +17,12 @@ import java.time.Instant;
 import java.util.HexFormat;
 import java.util.Optional;
 import java.util.concurrent.Callable;
-import picocli.CommandLine;
+
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
 import picocli.CommandLine.Parameters;
+import picocli.CommandLine;
 
 /** {@code once inspect <namespace> <id>}: one record as the store holds it. */
 @Command(name = "inspect", mixinStandardHelpOptions = true,
@@ -56,7 +58,7 @@ public final class InspectCommand implements Callable<Integer> {
         }
         PrintWriter out = spec.commandLine().getOut();
         try (OpsStore s = store.open()) {
-            Optional<InspectedRecord> found = s.inspect(key);
+            Optional<StoreInspector.Inspected> found = s.inspect(key);
             if (json) {
                 out.println(found.map(Json::record).orElse("null"));
             } else if (found.isEmpty()) {
@@ -69,7 +71,7 @@ public final class InspectCommand implements Callable<Integer> {
         }
     }
 
-    private static void print(PrintWriter out, InspectedRecord found, OpsStore s) {
+    private static void print(PrintWriter out, StoreInspector.Inspected found, OpsStore s) {
         Instant now = Instant.now();
         IdempotencyRecord r = found.record();
         out.println("key          " + r.key() + "  (" + s.describe() + ")");

@@ -1,9 +1,8 @@
 package io.github.once.cli.ops;
 
 import io.github.once.IdempotencyRecord;
-import io.github.once.spi.InspectedRecord;
-import io.github.once.spi.RecordCounts;
-import io.github.once.spi.RecordSummary;
+import io.github.once.spi.StoreInspector;
+
 import java.time.Instant;
 import java.util.Base64;
 import java.util.List;
@@ -14,7 +13,7 @@ public final class Json {
     private Json() {
     }
 
-    static String record(InspectedRecord found) {
+    static String record(StoreInspector.Inspected found) {
         IdempotencyRecord r = found.record();
         String text = r.result() == null ? null : InspectCommand.utf8(r.result());
         return "{\"namespace\":" + str(r.key().namespace()) + ",\"id\":" + str(r.key().id())
@@ -28,10 +27,10 @@ public final class Json {
                 + ",\"resultText\":" + nullable(text) + "}";
     }
 
-    static String stats(RecordCounts c, boolean tellsReleased, List<RecordSummary> oldest, String where,
+    static String stats(StoreInspector.Counts c, boolean tellsReleased, List<StoreInspector.Summary> oldest, String where,
             String namespace, String note) {
         StringJoiner list = new StringJoiner(",", "[", "]");
-        for (RecordSummary r : oldest) {
+        for (StoreInspector.Summary r : oldest) {
             list.add(summary(r, c.now()));
         }
         return "{\"store\":" + str(where) + ",\"namespace\":" + nullable(namespace)
@@ -44,7 +43,7 @@ public final class Json {
                 + ",\"note\":" + nullable(note) + "}";
     }
 
-    private static String summary(RecordSummary r, Instant now) {
+    private static String summary(StoreInspector.Summary r, Instant now) {
         return "{\"key\":" + str(r.displayKey()) + ",\"standing\":" + str(r.standing().name())
                 + ",\"claimedAt\":" + instant(r.claimedAt()) + ",\"leaseUntil\":" + instant(r.leaseUntil())
                 + ",\"ageMillis\":" + Math.max(0, now.toEpochMilli() - r.claimedAt().toEpochMilli()) + "}";

@@ -2,21 +2,19 @@ package io.github.once.cli.ops;
 
 import io.github.once.IdempotencyKey;
 import io.github.once.OnceException;
+import io.github.once.StoreMisconfiguredException;
 import io.github.once.cli.CliException;
 import io.github.once.cli.SqlFailures;
 import io.github.once.cli.UrlDataSource;
 import io.github.once.jdbc.JdbcDialect;
 import io.github.once.jdbc.JdbcIdempotencyStore;
-import io.github.once.StoreMisconfiguredException;
 import io.github.once.redis.RedisIdempotencyStore;
-import io.github.once.spi.InspectedRecord;
-import io.github.once.spi.RecordCounts;
-import io.github.once.spi.RecordSummary;
 import io.github.once.spi.StoreInspector;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.codec.ByteArrayCodec;
+
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.time.Duration;
@@ -123,15 +121,15 @@ final class OpsStore implements AutoCloseable {
         return inspector.expiresRecordsItself();
     }
 
-    Optional<InspectedRecord> inspect(IdempotencyKey key) {
+    Optional<StoreInspector.Inspected> inspect(IdempotencyKey key) {
         return call("cannot read from", () -> inspector.inspect(key));
     }
 
-    RecordCounts count(String namespace) {
+    StoreInspector.Counts count(String namespace) {
         return call("cannot read from", () -> inspector.count(namespace));
     }
 
-    List<RecordSummary> oldestInProgress(String namespace, int limit) {
+    List<StoreInspector.Summary> oldestInProgress(String namespace, int limit) {
         return call("cannot read from", () -> inspector.oldestInProgress(namespace, limit));
     }
 

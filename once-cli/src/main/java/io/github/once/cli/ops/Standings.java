@@ -1,13 +1,13 @@
 package io.github.once.cli.ops;
 
-import io.github.once.spi.RecordStanding;
+import io.github.once.spi.StoreInspector;
 
 /** What each standing means for an operator, in a few words. */
 final class Standings {
     private Standings() {
     }
 
-    static String explain(RecordStanding standing, boolean tellsReleased) {
+    static String explain(StoreInspector.Standing standing, boolean tellsReleased) {
         switch (standing) {
             case IN_PROGRESS:
                 return "lease live: a consumer is working on it";

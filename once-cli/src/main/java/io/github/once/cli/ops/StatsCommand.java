@@ -1,17 +1,17 @@
 package io.github.once.cli.ops;
 
 import io.github.once.cli.ExitCodes;
-import io.github.once.spi.RecordCounts;
-import io.github.once.spi.RecordStanding;
-import io.github.once.spi.RecordSummary;
+import io.github.once.spi.StoreInspector;
+
 import java.io.PrintWriter;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.Callable;
-import picocli.CommandLine;
+
 import picocli.CommandLine.Command;
 import picocli.CommandLine.Mixin;
 import picocli.CommandLine.Option;
+import picocli.CommandLine;
 
 /** {@code once stats}: records by standing, the oldest claims still open, and the expired backlog. */
 @Command(name = "stats", mixinStandardHelpOptions = true,
@@ -44,8 +44,8 @@ public final class StatsCommand implements Callable<Integer> {
         }
         PrintWriter out = spec.commandLine().getOut();
         try (OpsStore s = store.open()) {
-            RecordCounts c = s.count(namespace);
-            List<RecordSummary> open = s.oldestInProgress(namespace, oldest);
+            StoreInspector.Counts c = s.count(namespace);
+            List<StoreInspector.Summary> open = s.oldestInProgress(namespace, oldest);
             boolean tells = s.tellsReleasedFromLapsed();
             String note = s.expiresRecordsItself()
                     ? s.kind() + " deletes each record itself at its expiry; expired ones still seen go at its next "
@@ -78,9 +78,9 @@ public final class StatsCommand implements Callable<Integer> {
         }
     }
 
-    private static String line(RecordSummary r, RecordCounts c) {
+    private static String line(StoreInspector.Summary r, StoreInspector.Counts c) {
         return r.displayKey() + ", claimed " + r.claimedAt() + " ("
                 + Human.duration(Duration.between(r.claimedAt(), c.now()).abs()) + " ago), "
-                + (r.standing() == RecordStanding.IN_PROGRESS ? "lease live" : "lease lapsed");
+                + (r.standing() == StoreInspector.Standing.IN_PROGRESS ? "lease live" : "lease lapsed");
     }
 }

@@ -2,10 +2,14 @@ package io.github.once.cli.ops;
 
 import io.github.once.IdempotencyKey;
 import io.github.once.cli.CliException;
+import io.github.once.jdbc.JdbcIdempotencyStore;
+import io.github.once.redis.RedisIdempotencyStore;
+
 import java.net.URI;
 import java.net.URISyntaxException;
 import java.util.Locale;
 import java.util.regex.Pattern;
+
 import picocli.CommandLine.ArgGroup;
 import picocli.CommandLine.Option;
 
@@ -28,11 +32,11 @@ public final class StoreOptions {
         String jdbcUrl;
     }
 
-    @Option(names = "--table", paramLabel = "NAME", defaultValue = "once_record",
+    @Option(names = "--table", paramLabel = "NAME", defaultValue = JdbcIdempotencyStore.DEFAULT_TABLE,
             description = "The records table (JDBC; default ${DEFAULT-VALUE}).")
     String table;
 
-    @Option(names = "--key-prefix", paramLabel = "PREFIX", defaultValue = "once:",
+    @Option(names = "--key-prefix", paramLabel = "PREFIX", defaultValue = RedisIdempotencyStore.DEFAULT_KEY_PREFIX,
             description = "The records' key prefix (Redis; default ${DEFAULT-VALUE}).")
     String keyPrefix;
 

@@ -5,11 +5,16 @@ import io.github.once.InMemoryIdempotencyStore;
 import io.github.once.PayloadFingerprint;
 import io.github.once.rabbitmq.ConsumerConfig;
 import io.github.once.rabbitmq.JsonFingerprint;
-import io.github.once.rabbitmq.QueueType;
 import io.github.once.rabbitmq.RetryPolicy;
 import io.github.once.rabbitmq.Topology;
 import io.github.once.spi.IdempotencyStore;
 import io.github.once.spi.TransactionalStore;
+import io.github.once.spring.boot.internal.Boot3HealthIndicator;
+import io.github.once.spring.boot.internal.Boot4HealthIndicator;
+import io.github.once.spring.boot.internal.JdbcStores;
+import io.github.once.spring.boot.internal.MeterSupport;
+import io.github.once.spring.boot.internal.OnceStoreHealth;
+import io.github.once.spring.boot.internal.RedisStores;
 import io.github.once.spring.rabbit.OnceAdvice;
 import io.github.once.spring.rabbit.OnceListenerRegistrar;
 
@@ -63,7 +68,7 @@ public class OnceAutoConfiguration {
 
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
-    public IdempotencyStore onceStore(OnceProperties properties, ObjectProvider<DataSource> dataSource,
+    IdempotencyStore onceStore(OnceProperties properties, ObjectProvider<DataSource> dataSource,
                                       Environment env) {
         OnceProperties.StoreKind kind = properties.getStore();
         ClassLoader loader = getClass().getClassLoader();
@@ -88,7 +93,7 @@ public class OnceAutoConfiguration {
 
     @Bean
     @ConditionalOnMissingBean
-    public OnceStoreHealth onceStoreHealth(IdempotencyStore store) {
+    OnceStoreHealth onceStoreHealth(IdempotencyStore store) {
         return new OnceStoreHealth(store);
     }
 
@@ -183,15 +188,15 @@ public class OnceAutoConfiguration {
             case JSON_FIELDS -> JsonFingerprint.fields(p.getFingerprintFields().toArray(String[]::new));
             default -> PayloadFingerprint.SHA_256;
         };
-        return IdempotencyConfig.custom().leaseDuration(p.getLease()).retention(p.getRetention())
+        return IdempotencyConfig.builder().leaseDuration(p.getLease()).retention(p.getRetention())
                 .fingerprint(fingerprint).build();
     }
 
     static ConsumerConfig consumer(OnceProperties p) {
         OnceProperties.Rabbit r = p.getRabbit();
-        RetryPolicy retry = RetryPolicy.custom().maxAttempts(p.getRetry().getMaxAttempts())
+        RetryPolicy retry = RetryPolicy.builder().maxAttempts(p.getRetry().getMaxAttempts())
                 .backoff(p.getRetry().getBackoff().toArray(Duration[]::new)).build();
-        QueueType type = QueueType.valueOf(r.getQueueType().toUpperCase(Locale.ROOT));
+        Topology.QueueType type = Topology.QueueType.valueOf(r.getQueueType().toUpperCase(Locale.ROOT));
         Topology topology = switch (r.getDeclare().toLowerCase(Locale.ROOT)) {
             case "all" -> Topology.declareAll(type);
             case "none" -> Topology.none();
@@ -199,7 +204,7 @@ public class OnceAutoConfiguration {
             default -> throw new IllegalArgumentException("once.rabbit.declare must be retry-queues, all or none, but was "
                     + r.getDeclare());
         };
-        ConsumerConfig.Builder b = ConsumerConfig.custom().retry(retry).topology(topology)
+        ConsumerConfig.Builder b = ConsumerConfig.builder().retry(retry).topology(topology)
                 .moveTimeout(r.getMoveTimeout()).storeBackoff(r.getStoreBackoff(), r.getMaxStoreBackoff());
         if (p.getNamespace() != null && !p.getNamespace().isBlank()) {
             b.namespace(p.getNamespace());

@@ -1,5 +1,8 @@
 package io.github.once.spring.boot;
 
+import io.github.once.jdbc.JdbcIdempotencyStore;
+import io.github.once.redis.RedisIdempotencyStore;
+
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -116,7 +119,7 @@ public class OnceProperties {
     /** once-jdbc in the application's DataSource. */
     public static class Jdbc {
         /** The records' table. */
-        private String table = "once_record";
+        private String table = JdbcIdempotencyStore.DEFAULT_TABLE;
         /** Create the table at start when it is missing; turn off when Flyway or Liquibase owns the schema. */
         private boolean createTable = true;
         /** Write the record in the listener's Spring transaction when a transaction manager is present. */
@@ -150,7 +153,7 @@ public class OnceProperties {
     /** once-redis; the connection itself comes from spring.data.redis.*. */
     public static class Redis {
         /** Prefix of every key Once writes. */
-        private String keyPrefix = "once:";
+        private String keyPrefix = RedisIdempotencyStore.DEFAULT_KEY_PREFIX;
         /** Timeout of each store call. */
         private Duration timeout = Duration.ofSeconds(2);
 

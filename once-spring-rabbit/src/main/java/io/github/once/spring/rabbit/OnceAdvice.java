@@ -12,12 +12,20 @@ import io.github.once.Task;
 import io.github.once.rabbitmq.ConsumerAction;
 import io.github.once.rabbitmq.ConsumerConfig;
 import io.github.once.rabbitmq.ConsumerListener;
-import io.github.once.rabbitmq.ContainerPolicy;
-import io.github.once.rabbitmq.Disposition;
+import io.github.once.rabbitmq.container.ContainerPolicy;
+import io.github.once.rabbitmq.container.Disposition;
 import io.github.once.spi.ClaimRequest;
 import io.github.once.spi.ClaimResult;
 import io.github.once.spi.IdempotencyStore;
 import io.github.once.spi.TransactionalStore;
+import io.github.once.spring.rabbit.internal.ClaimWatchingStore;
+import io.github.once.spring.rabbit.internal.ContainerPause;
+import io.github.once.spring.rabbit.internal.MoveSender;
+import io.github.once.spring.rabbit.internal.QueueEvents;
+import io.github.once.spring.rabbit.internal.ReplyCapture;
+import io.github.once.spring.rabbit.internal.SpringDelivery;
+import io.github.once.spring.rabbit.internal.SpringTransactions;
+import io.github.once.spring.rabbit.internal.StoredReply;
 
 import java.util.ArrayList;
 import java.util.Collection;
@@ -166,7 +174,7 @@ public final class OnceAdvice implements MethodInterceptor, AutoCloseable {
         ContainerPolicy.Admitted admitted = policy.admit(delivery);
         events.taken(delivery, admitted.attempt());
         Channel channel = (Channel) invocation.getArguments()[0];
-        Disposition.Action action;
+        Disposition action;
         if (!admitted.runs()) {
             action = policy.decide(admitted, null);
         } else {
@@ -226,7 +234,7 @@ public final class OnceAdvice implements MethodInterceptor, AutoCloseable {
                 outcomes = ClaimWatchingStore.watching(call::claimed, () -> shared.executor.executeAll(tasks));
             }
         } catch (RuntimeException e) {
-            Disposition.Action requeue = policy.storeFailed(e);
+            Disposition requeue = policy.storeFailed(e);
             for (int i = 0; i < deliveries.size(); i++) {
                 events.settled(deliveries.get(i), admitted.get(i).key(), requeue.action());
             }
@@ -329,7 +337,7 @@ public final class OnceAdvice implements MethodInterceptor, AutoCloseable {
      * goes out.
      */
     private void carryOut(String queue, QueueEvents events, Channel channel, SpringDelivery delivery,
-                          IdempotencyKey key, Disposition.Action action) {
+                          IdempotencyKey key, Disposition action) {
         boolean live = channel == null || channel.isOpen();
         if (action instanceof Disposition.Requeue requeue) {
             events.settled(delivery, key, live ? action.action() : ConsumerAction.ABANDONED);

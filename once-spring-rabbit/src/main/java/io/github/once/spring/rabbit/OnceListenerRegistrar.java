@@ -2,6 +2,7 @@ package io.github.once.spring.rabbit;
 
 import io.github.once.rabbitmq.ConsumerConfig;
 import io.github.once.rabbitmq.KeyExtractor;
+import io.github.once.spring.rabbit.internal.MessageKeys;
 
 import java.util.ArrayList;
 import java.util.Collection;

@@ -1,9 +1,10 @@
 package io.github.once.examples.orderflow;
 
 import com.rabbitmq.client.Delivery;
+
 import io.github.once.ExecutionContext;
 import io.github.once.ResultCodec;
-import io.github.once.jdbc.Transition;
+import io.github.once.jdbc.StateMachine;
 import io.github.once.rabbitmq.DeliveryContext;
 import io.github.once.rabbitmq.MessageHandler;
 
@@ -37,8 +38,8 @@ public final class OrderFlow implements MessageHandler {
         Order order = Order.parse(delivery.getBody());
         Connection c = ctx.resource(Connection.class);
 
-        Transition started = shop.orders().move(c, order.id(), "processing");
-        if (started instanceof Transition.Missing || started instanceof Transition.Conflict) {
+        StateMachine.Transition started = shop.orders().move(c, order.id(), "processing");
+        if (started instanceof StateMachine.Transition.Missing || started instanceof StateMachine.Transition.Conflict) {
             throw new IllegalStateException("order " + order.id() + " cannot be processed: " + started);
         }
         for (Map.Entry<String, Integer> item : order.items().entrySet()) {
@@ -54,8 +55,8 @@ public final class OrderFlow implements MessageHandler {
             shop.notify(c, order.id(), "order " + order.id() + " paid (" + charge + ")");
             return "sent";
         });
-        Transition completed = shop.orders().move(c, order.id(), "completed");
-        if (!(completed instanceof Transition.Applied)) {
+        StateMachine.Transition completed = shop.orders().move(c, order.id(), "completed");
+        if (!(completed instanceof StateMachine.Transition.Applied)) {
             throw new IllegalStateException("order " + order.id() + " could not be completed: " + completed);
         }
     }

@@ -4,16 +4,16 @@ import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
 import com.zaxxer.hikari.HikariConfig;
 import com.zaxxer.hikari.HikariDataSource;
+
 import io.github.once.Idempotency;
-import io.github.once.tiered.TieredIdempotencyStore;
 import io.github.once.jdbc.JdbcIdempotencyStore;
 import io.github.once.rabbitmq.OnceConsumer;
 import io.github.once.rabbitmq.OncePublisher;
 import io.github.once.rabbitmq.OutboundMessage;
-import io.github.once.rabbitmq.QueueType;
 import io.github.once.rabbitmq.RetryPolicy;
 import io.github.once.rabbitmq.Topology;
 import io.github.once.redis.RedisIdempotencyStore;
+import io.github.once.tiered.TieredIdempotencyStore;
 
 import java.net.URI;
 import java.time.Duration;
@@ -59,7 +59,7 @@ public final class OrderFlowApp implements AutoCloseable {
                 .createTableIfMissing(true).build();
         RedisIdempotencyStore front = RedisIdempotencyStore.builder()
                 .uri(options.getOrDefault("redis", "redis://127.0.0.1:6379"))
-                .keyPrefix("once:" + tables + ":")
+                .keyPrefix(RedisIdempotencyStore.DEFAULT_KEY_PREFIX + tables + ":")
                 .build();
         this.store = TieredIdempotencyStore.builder(front, records).build();
         // Claims ask Redis first; the handler's writes, its steps and the record commit in one transaction.
@@ -80,8 +80,8 @@ public final class OrderFlowApp implements AutoCloseable {
 
     public OrderFlowApp start(PaymentClient payments, Consumer<Order> afterPayment) throws Exception {
         consumer = OnceConsumer.builder(connection, queue, once)
-                .topology(Topology.declareAll(QueueType.CLASSIC))
-                .retry(RetryPolicy.custom().maxAttempts(5).backoff(Duration.ofMillis(200), Duration.ofSeconds(1)).build())
+                .topology(Topology.declareAll(Topology.QueueType.CLASSIC))
+                .retry(RetryPolicy.builder().maxAttempts(5).backoff(Duration.ofMillis(200), Duration.ofSeconds(1)).build())
                 .handler(new OrderFlow(shop, payments, afterPayment))
                 .build()
                 .start();

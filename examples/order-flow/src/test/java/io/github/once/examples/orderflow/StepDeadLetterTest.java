@@ -4,17 +4,17 @@ import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
 import com.rabbitmq.client.GetResponse;
+
 import io.github.once.ExecutionContext;
 import io.github.once.Idempotency;
 import io.github.once.InMemoryIdempotencyStore;
 import io.github.once.ResultCodec;
-import io.github.once.tiered.TieredIdempotencyStore;
 import io.github.once.rabbitmq.OnceConsumer;
 import io.github.once.rabbitmq.OncePublisher;
 import io.github.once.rabbitmq.OutboundMessage;
-import io.github.once.rabbitmq.QueueType;
 import io.github.once.rabbitmq.RetryPolicy;
 import io.github.once.rabbitmq.Topology;
+import io.github.once.tiered.TieredIdempotencyStore;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -36,7 +36,7 @@ class StepDeadLetterTest {
     @DisplayName("a message whose second step fails three times ends in the dead-letter queue with its first step done once")
     void secondStepFailingEndsInDeadLetterQueue() throws Exception {
         String queue = "once-steps-" + UUID.randomUUID().toString().substring(0, 8);
-        RetryPolicy retry = RetryPolicy.custom().maxAttempts(3).backoff(BACKOFF).build();
+        RetryPolicy retry = RetryPolicy.builder().maxAttempts(3).backoff(BACKOFF).build();
         AtomicInteger reserved = new AtomicInteger();
         AtomicInteger chargeAttempts = new AtomicInteger();
         ConnectionFactory factory = new ConnectionFactory();
@@ -46,7 +46,7 @@ class StepDeadLetterTest {
         try (Connection connection = factory.newConnection("once-steps-test");
              Idempotency once = Idempotency.builder(store).build()) {
             try (OnceConsumer consumer = OnceConsumer.builder(connection, queue, once)
-                    .topology(Topology.declareAll(QueueType.CLASSIC))
+                    .topology(Topology.declareAll(Topology.QueueType.CLASSIC))
                     .retry(retry)
                     .handler((delivery, context) -> {
                         ExecutionContext ctx = context.execution();

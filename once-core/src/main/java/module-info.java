@@ -1,0 +1,8 @@
+/** Once's core: keys, the executor, outcomes and the in-memory store for users; the store SPI for store authors. */
+module io.github.once.core {
+    requires transitive java.sql;
+    requires org.slf4j;
+
+    exports io.github.once;
+    exports io.github.once.spi;
+}

@@ -1,0 +1,342 @@
+package io.github.once.jdbc.internal;
+
+import io.github.once.jdbc.JdbcDialect;
+
+import java.nio.charset.StandardCharsets;
+import java.sql.PreparedStatement;
+import java.sql.ResultSet;
+import java.sql.SQLException;
+import java.time.Instant;
+import java.time.LocalDateTime;
+import java.time.OffsetDateTime;
+import java.time.ZoneOffset;
+import java.util.Map;
+import java.util.StringJoiner;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.function.IntFunction;
+
+/**
+ * Every statement Once runs, for one dialect and one table. Deadlines are always computed by the database clock;
+ * the client only passes durations in microseconds.
+ *
+ * <p>The claim is a single statement that writes a row only when "the stored row may be taken": absent, expired,
+ * or in progress with a lapsed lease; a duplicate leaves its row unwritten. The row it returns answers the claim:
+ * it carries this attempt's random {@code claim_id} only when this attempt acquired it.
+ *
+ * <p>A release moves the lease deadline to the release time and clears {@code claim_id}: no claim holds the row
+ * any more, and an in-progress row without one is a released row, which tells it from a lapsed lease (whose
+ * {@code claim_id} stays). Every claim writes a new {@code claim_id}, so a retry's claim makes the row an
+ * ordinary claim again. Claims do not read {@code claim_id} to decide whether a row may be taken.
+ *
+ * <p>Column {@code takeovers} counts claims in a row that took the row over from a lease that lapsed without a
+ * completion or a release: a claim of a row in progress and not expired adds one; any other claim writes 0. A
+ * release writes -1 (given back), so the claim after it counts 0.
+ */
+public final class Sql {
+
+    /** Columns a claim returns, in this order. */
+    static final String RETURNED = "namespace, record_key, state, token, lease_until, expires_at, fingerprint, result, claim_id,"
+            + " takeovers";
+    private static final String INSERTED = RETURNED + ", created_at, completed_at";
+    /** Parameters per row of a claim: namespace, key, lease micros, expiry micros, fingerprint, claim id. */
+    static final int CLAIM_PARAMS = 6;
+
+    public final JdbcDialect dialect;
+    public final String table;
+    private final Map<Integer, String> claims = new ConcurrentHashMap<>();
+    private final IntFunction<String> claimBuilder;
+    private final Map<Integer, String> completions = new ConcurrentHashMap<>();
+
+    final String find;
+    final String complete;
+    final String completeHeld;
+    final String release;
+    final String releaseHeld;
+    final String renew;
+    /** MariaDB only: reads the renewed deadline inside the renewing transaction. */
+    public final String renewedDeadline;
+    final String purge;
+    /** Now plus a duration in microseconds, by the database's clock. */
+    final String leaseFromNow;
+
+    public Sql(JdbcDialect dialect, String table) {
+        this.dialect = dialect;
+        this.table = table;
+        String owned = " WHERE namespace = ? AND record_key = ? AND state = 'IN_PROGRESS' AND token = ?";
+        switch (dialect) {
+            case POSTGRESQL -> {
+                String fromNow = " FROM (SELECT clock_timestamp() AS now) AS c";
+                claimBuilder = this::postgresClaim;
+                find = "SELECT state, token, lease_until, expires_at, fingerprint, result FROM " + table
+                        + " WHERE namespace = ? AND record_key = ? AND expires_at > clock_timestamp()";
+                completeHeld = "UPDATE " + table + " AS t SET state = 'COMPLETED', result = ?, lease_until = c.now,"
+                        + " completed_at = c.now, expires_at = c.now + ? * INTERVAL '1 microsecond'" + fromNow
+                        + owned;
+                complete = completeHeld + " AND t.lease_until > c.now";
+                releaseHeld = "UPDATE " + table + " AS t SET lease_until = c.now, claim_id = NULL, takeovers = -1" + fromNow
+                        + owned;
+                release = releaseHeld + " AND t.lease_until > c.now";
+                renew = "UPDATE " + table + " AS t SET lease_until = c.now + ? * INTERVAL '1 microsecond',"
+                        + " expires_at = GREATEST(t.expires_at, c.now + ? * INTERVAL '1 microsecond')" + fromNow
+                        + owned
+                        + " AND t.lease_until > c.now RETURNING t.lease_until";
+                renewedDeadline = null;
+                // No DELETE ... LIMIT in PostgreSQL: lock a bounded batch of keys, skipping rows a claim holds.
+                purge = "DELETE FROM " + table + " AS t USING (SELECT namespace, record_key FROM " + table
+                        + " WHERE expires_at <= clock_timestamp() ORDER BY expires_at LIMIT ? FOR UPDATE SKIP LOCKED) AS d"
+                        + " WHERE t.namespace = d.namespace AND t.record_key = d.record_key";
+                leaseFromNow = "SELECT clock_timestamp() + ? * INTERVAL '1 microsecond'";
+            }
+            case MARIADB -> {
+                claimBuilder = this::mariadbClaim;
+                find = "SELECT state, token, lease_until, expires_at, fingerprint, result FROM " + table
+                        + " WHERE namespace = ? AND record_key = ? AND expires_at > UTC_TIMESTAMP(6)";
+                completeHeld = "UPDATE " + table + " SET state = 'COMPLETED', result = ?, lease_until = UTC_TIMESTAMP(6),"
+                        + " completed_at = UTC_TIMESTAMP(6), expires_at = UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND" + owned;
+                complete = completeHeld + " AND lease_until > UTC_TIMESTAMP(6)";
+                releaseHeld = "UPDATE " + table + " SET lease_until = UTC_TIMESTAMP(6), claim_id = NULL, takeovers = -1" + owned;
+                release = releaseHeld + " AND lease_until > UTC_TIMESTAMP(6)";
+                renew = "UPDATE " + table + " SET expires_at = GREATEST(expires_at, UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND),"
+                        + " lease_until = UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND" + owned
+                        + " AND lease_until > UTC_TIMESTAMP(6)";
+                renewedDeadline = "SELECT lease_until FROM " + table + owned;
+                purge = "DELETE FROM " + table + " WHERE expires_at <= UTC_TIMESTAMP(6) ORDER BY expires_at LIMIT ?";
+                leaseFromNow = "SELECT UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND";
+            }
+            case H2 -> {
+                claimBuilder = this::h2Claim;
+                find = "SELECT state, token, lease_until, expires_at, fingerprint, result FROM " + table
+                        + " WHERE namespace = ? AND record_key = ? AND expires_at > CURRENT_TIMESTAMP";
+                completeHeld = "UPDATE " + table + " SET state = 'COMPLETED', result = ?, lease_until = CURRENT_TIMESTAMP,"
+                        + " completed_at = CURRENT_TIMESTAMP, expires_at = DATEADD(MICROSECOND, ?, CURRENT_TIMESTAMP)" + owned;
+                complete = completeHeld + " AND lease_until > CURRENT_TIMESTAMP";
+                releaseHeld = "UPDATE " + table + " SET lease_until = CURRENT_TIMESTAMP, claim_id = NULL, takeovers = -1" + owned;
+                release = releaseHeld + " AND lease_until > CURRENT_TIMESTAMP";
+                renew = "SELECT lease_until FROM FINAL TABLE (UPDATE " + table
+                        + " SET expires_at = GREATEST(expires_at, DATEADD(MICROSECOND, ?, CURRENT_TIMESTAMP)),"
+                        + " lease_until = DATEADD(MICROSECOND, ?, CURRENT_TIMESTAMP)" + owned
+                        + " AND lease_until > CURRENT_TIMESTAMP)";
+                renewedDeadline = null;
+                purge = "DELETE FROM " + table + " WHERE expires_at <= CURRENT_TIMESTAMP FETCH FIRST ? ROWS ONLY";
+                leaseFromNow = "SELECT DATEADD(MICROSECOND, ?, CURRENT_TIMESTAMP)";
+            }
+            default -> throw new IllegalArgumentException("dialect: " + dialect);
+        }
+    }
+
+    /**
+     * The row of one key if it is completed or under a live lease, read after a claim that did not return it (the
+     * row became untakeable after the claim's snapshot, or H2, whose claim returns only the rows it wrote).
+     */
+    String heldRow() {
+        String now = switch (dialect) {
+            case POSTGRESQL -> "clock_timestamp()";
+            case MARIADB -> "UTC_TIMESTAMP(6)";
+            case H2 -> "CURRENT_TIMESTAMP";
+        };
+        return "SELECT " + RETURNED + " FROM " + table + " WHERE namespace = ? AND record_key = ? AND NOT "
+                + takeable("", now);
+    }
+
+    /** The claim statement for {@code rows} distinct keys. */
+    public String claim(int rows) {
+        return claims.computeIfAbsent(rows, claimBuilder::apply);
+    }
+
+    /**
+     * The completion statement for {@code rows} distinct keys; parameters per row: namespace, key, token, result,
+     * retention in microseconds (MariaDB adds one last parameter, the batch's marker). PostgreSQL and H2 return the
+     * keys they completed; MariaDB (no {@code UPDATE ... RETURNING}) stamps them with the marker instead, and
+     * {@link #completedWith(int)} reads them back when the count alone does not tell which.
+     */
+    String completeAll(int rows, boolean checkLease) {
+        return completions.computeIfAbsent(checkLease ? rows : -rows, k -> switch (dialect) {
+            case POSTGRESQL -> postgresCompleteAll(rows, checkLease);
+            case MARIADB -> mariadbCompleteAll(rows, checkLease);
+            case H2 -> h2CompleteAll(rows, checkLease);
+        });
+    }
+
+    private String postgresCompleteAll(int rows, boolean checkLease) {
+        StringJoiner values = new StringJoiner(", ");
+        for (int i = 0; i < rows; i++) {
+            values.add(i == 0
+                    ? "(CAST(? AS VARCHAR), CAST(? AS VARCHAR), CAST(? AS BIGINT), CAST(? AS BYTEA), CAST(? AS BIGINT))"
+                    : "(?, ?, ?, ?, ?)");
+        }
+        return "UPDATE " + table + " AS t SET state = 'COMPLETED', result = v.result, lease_until = c.now,"
+                + " completed_at = c.now, expires_at = c.now + v.retention * INTERVAL '1 microsecond'"
+                + " FROM (VALUES " + values + ") AS v(ns, k, token, result, retention)"
+                + " CROSS JOIN (SELECT clock_timestamp() AS now) AS c"
+                + " WHERE t.namespace = v.ns AND t.record_key = v.k AND t.state = 'IN_PROGRESS' AND t.token = v.token"
+                + (checkLease ? " AND t.lease_until > c.now" : "")
+                + " RETURNING t.namespace, t.record_key";
+    }
+
+    private String mariadbCompleteAll(int rows, boolean checkLease) {
+        StringJoiner values = new StringJoiner(" UNION ALL ");
+        for (int i = 0; i < rows; i++) {
+            values.add(i == 0 ? "SELECT ? AS ns, ? AS k, ? AS token, ? AS result, ? AS retention" : "SELECT ?, ?, ?, ?, ?");
+        }
+        // STRAIGHT_JOIN: walk the few given keys and look each up by primary key, never scan the table.
+        // The guard sits in WHERE, evaluated before any assignment, so assignment order does not matter here.
+        return "UPDATE (" + values + ") AS v STRAIGHT_JOIN " + table + " AS t"
+                + " ON t.namespace = v.ns AND t.record_key = v.k"
+                + " SET t.state = 'COMPLETED', t.result = v.result, t.lease_until = UTC_TIMESTAMP(6),"
+                + " t.completed_at = UTC_TIMESTAMP(6), t.expires_at = UTC_TIMESTAMP(6) + INTERVAL v.retention MICROSECOND,"
+                + " t.claim_id = ?"
+                + " WHERE t.state = 'IN_PROGRESS' AND t.token = v.token"
+                + (checkLease ? " AND t.lease_until > UTC_TIMESTAMP(6)" : "");
+    }
+
+    /** MariaDB: which of {@code rows} keys this transaction's completion stamped with its marker. */
+    String completedWith(int rows) {
+        StringJoiner keys = new StringJoiner(" OR ");
+        for (int i = 0; i < rows; i++) {
+            keys.add("(namespace = ? AND record_key = ?)");
+        }
+        return "SELECT namespace, record_key FROM " + table + " WHERE claim_id = ? AND (" + keys + ")";
+    }
+
+    private String h2CompleteAll(int rows, boolean checkLease) {
+        StringJoiner values = new StringJoiner(", ");
+        for (int i = 0; i < rows; i++) {
+            values.add("(CAST(? AS VARCHAR(64)), CAST(? AS VARCHAR(200)), CAST(? AS BIGINT), CAST(? AS VARBINARY),"
+                    + " CAST(? AS BIGINT))");
+        }
+        return "SELECT namespace, record_key FROM FINAL TABLE (MERGE INTO " + table + " AS t USING"
+                + " (SELECT v.*, CURRENT_TIMESTAMP AS now FROM (VALUES " + values + ")"
+                + " AS v(ns, k, token, result, retention)) AS s"
+                + " ON t.namespace = s.ns AND t.record_key = s.k"
+                + " WHEN MATCHED AND t.state = 'IN_PROGRESS' AND t.token = s.token"
+                + (checkLease ? " AND t.lease_until > s.now" : "")
+                + " THEN UPDATE SET state = 'COMPLETED', result = s.result, lease_until = s.now, completed_at = s.now,"
+                + " expires_at = DATEADD(MICROSECOND, s.retention, s.now))";
+    }
+
+    /** The row may be taken: expired, or in progress with a lapsed lease. {@code now} is the claim's time. */
+    private static String takeable(String row, String now) {
+        return "(" + row + "expires_at <= " + now + " OR (" + row + "state = 'IN_PROGRESS' AND " + row
+                + "lease_until <= " + now + "))";
+    }
+
+    /** The takeovers a claim of a takeable row writes: one more for a lapsed lease, 0 after a release or expiry. */
+    private static String takeovers(String row, String now) {
+        return "CASE WHEN " + row + "state = 'IN_PROGRESS' AND " + row + "expires_at > " + now + " THEN "
+                + row + "takeovers + 1 ELSE 0 END";
+    }
+
+    private String postgresClaim(int rows) {
+        StringJoiner values = new StringJoiner(", ");
+        for (int i = 0; i < rows; i++) {
+            values.add(i == 0
+                    ? "(CAST(? AS VARCHAR), CAST(? AS VARCHAR), CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS VARCHAR), CAST(? AS BIGINT))"
+                    : "(?, ?, ?, ?, ?, ?)");
+        }
+        String returnedT = "t." + RETURNED.replace(", ", ", t.");
+        // held: rows the statement's snapshot shows completed or under a live lease. They answer the claim as they
+        // are, so a duplicate neither writes nor locks (no new row version, no transaction id, no WAL flush at
+        // commit). Only the other keys go to the upsert, whose DO UPDATE ... WHERE re-checks the latest version:
+        // a row that became untakeable after the snapshot is locked but left unchanged and not returned, and the
+        // caller reads it afterwards. v and c are each referenced twice, so PostgreSQL evaluates them once.
+        // held looks each given key up by primary key (LATERAL, kept from being flattened into a join by OFFSET 0):
+        // as a plain join, statistics that call the table empty (an ANALYZE after a purge emptied it) made the
+        // planner walk the whole primary key index for every claim, with the keys as a filter.
+        return "WITH v(ns, k, lease, expiry, fp, claim_id) AS (VALUES " + values + "),"
+                + " c AS (SELECT clock_timestamp() AS now),"
+                + " held AS (SELECT " + returnedT + " FROM v CROSS JOIN c CROSS JOIN LATERAL (SELECT * FROM " + table
+                + " AS r WHERE r.namespace = v.ns AND r.record_key = v.k OFFSET 0) AS t"
+                + " WHERE NOT " + takeable("t.", "c.now") + "),"
+                + " taken AS (INSERT INTO " + table + " AS t (" + INSERTED + ")"
+                + " SELECT v.ns, v.k, 'IN_PROGRESS', CAST(EXTRACT(EPOCH FROM c.now) * 1000000 AS BIGINT),"
+                + " c.now + v.lease * INTERVAL '1 microsecond', c.now + v.expiry * INTERVAL '1 microsecond',"
+                + " v.fp, NULL, v.claim_id, 0, c.now, NULL"
+                + " FROM v CROSS JOIN c"
+                + " WHERE NOT EXISTS (SELECT 1 FROM held AS h WHERE h.namespace = v.ns AND h.record_key = v.k)"
+                + " ON CONFLICT (namespace, record_key) DO UPDATE SET state = 'IN_PROGRESS',"
+                + " token = GREATEST(t.token + 1, EXCLUDED.token), lease_until = EXCLUDED.lease_until,"
+                + " expires_at = EXCLUDED.expires_at, fingerprint = EXCLUDED.fingerprint, result = NULL,"
+                + " claim_id = EXCLUDED.claim_id, created_at = EXCLUDED.created_at, completed_at = NULL,"
+                + " takeovers = " + takeovers("t.", "EXCLUDED.created_at")
+                + " WHERE " + takeable("t.", "EXCLUDED.created_at")
+                + " RETURNING " + RETURNED + ")"
+                + " SELECT " + RETURNED + " FROM taken UNION ALL SELECT " + RETURNED + " FROM held";
+    }
+
+    private String mariadbClaim(int rows) {
+        String now = "UTC_TIMESTAMP(6)";
+        StringJoiner values = new StringJoiner(", ");
+        for (int i = 0; i < rows; i++) {
+            values.add("(?, ?, 'IN_PROGRESS', TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', " + now + "), "
+                    + now + " + INTERVAL ? MICROSECOND, " + now + " + INTERVAL ? MICROSECOND, ?, NULL, ?, 0, " + now
+                    + ", NULL)");
+        }
+        String c = takeable("", "VALUES(created_at)");
+        // MariaDB assigns left to right and later assignments see earlier ones. The guard reads state, expires_at
+        // and lease_until, so those come last, lease_until very last: a taken row already had
+        // lease_until <= expires_at <= now or a lapsed lease, so the guard stays true until the end.
+        return "INSERT INTO " + table + " (" + INSERTED + ") VALUES " + values
+                + " ON DUPLICATE KEY UPDATE"
+                + " takeovers = IF(" + c + ", " + takeovers("", "VALUES(created_at)") + ", takeovers),"
+                + " token = IF(" + c + ", GREATEST(token + 1, VALUES(token)), token),"
+                + " fingerprint = IF(" + c + ", VALUES(fingerprint), fingerprint),"
+                + " result = IF(" + c + ", NULL, result),"
+                + " claim_id = IF(" + c + ", VALUES(claim_id), claim_id),"
+                + " created_at = IF(" + c + ", VALUES(created_at), created_at),"
+                + " completed_at = IF(" + c + ", NULL, completed_at),"
+                + " state = IF(" + c + ", 'IN_PROGRESS', state),"
+                + " expires_at = IF(" + c + ", VALUES(expires_at), expires_at),"
+                + " lease_until = IF(" + c + ", VALUES(lease_until), lease_until)"
+                + " RETURNING " + RETURNED;
+    }
+
+    private String h2Claim(int rows) {
+        StringJoiner values = new StringJoiner(", ");
+        for (int i = 0; i < rows; i++) {
+            values.add("(CAST(? AS VARCHAR(64)), CAST(? AS VARCHAR(200)), CAST(? AS BIGINT), CAST(? AS BIGINT),"
+                    + " CAST(? AS VARCHAR(64)), CAST(? AS BIGINT))");
+        }
+        String micros = "DATEDIFF(MICROSECOND, TIMESTAMP WITH TIME ZONE '1970-01-01 00:00:00+00', s.now)";
+        // Only a takeable row is updated: a duplicate leaves its row as it is and is not returned; the caller
+        // reads it afterwards.
+        return "SELECT " + RETURNED + " FROM FINAL TABLE (MERGE INTO " + table + " AS t USING"
+                + " (SELECT v.ns, v.k, v.lease, v.expiry, v.fp, v.claim_id, CURRENT_TIMESTAMP AS now"
+                + " FROM (VALUES " + values + ") AS v(ns, k, lease, expiry, fp, claim_id)) AS s"
+                + " ON t.namespace = s.ns AND t.record_key = s.k"
+                + " WHEN MATCHED AND " + takeable("t.", "s.now") + " THEN UPDATE SET"
+                + " takeovers = " + takeovers("t.", "s.now") + ", state = 'IN_PROGRESS',"
+                + " token = GREATEST(t.token + 1, " + micros + "), lease_until = DATEADD(MICROSECOND, s.lease, s.now),"
+                + " expires_at = DATEADD(MICROSECOND, s.expiry, s.now), fingerprint = s.fp, result = NULL,"
+                + " claim_id = s.claim_id, created_at = s.now, completed_at = NULL"
+                + " WHEN NOT MATCHED THEN INSERT (" + INSERTED + ") VALUES (s.ns, s.k, 'IN_PROGRESS', " + micros + ","
+                + " DATEADD(MICROSECOND, s.lease, s.now), DATEADD(MICROSECOND, s.expiry, s.now), s.fp, NULL,"
+                + " s.claim_id, 0, s.now, NULL))";
+    }
+
+    /** Binds namespace or key: bytes for MariaDB's binary columns, text elsewhere. */
+    public void bindText(PreparedStatement ps, int index, String value) throws SQLException {
+        if (dialect == JdbcDialect.MARIADB) {
+            ps.setBytes(index, value.getBytes(StandardCharsets.UTF_8));
+        } else {
+            ps.setString(index, value);
+        }
+    }
+
+    String readText(ResultSet rs, int index) throws SQLException {
+        if (dialect == JdbcDialect.MARIADB) {
+            byte[] bytes = rs.getBytes(index);
+            return bytes == null ? null : new String(bytes, StandardCharsets.UTF_8);
+        }
+        return rs.getString(index);
+    }
+
+    /** Reads a time column as an instant; never through java.sql.Timestamp, which would apply the JVM's zone. */
+    Instant readInstant(ResultSet rs, int index) throws SQLException {
+        if (dialect == JdbcDialect.MARIADB) {
+            LocalDateTime utc = rs.getObject(index, LocalDateTime.class);
+            return utc == null ? null : utc.toInstant(ZoneOffset.UTC);
+        }
+        OffsetDateTime t = rs.getObject(index, OffsetDateTime.class);
+        return t == null ? null : t.toInstant();
+    }
+}

@@ -1,0 +1,18 @@
+package io.github.once.spring.boot.internal;
+
+import io.github.once.jdbc.JdbcIdempotencyStore;
+import io.github.once.spi.IdempotencyStore;
+import io.github.once.spring.boot.OnceProperties;
+
+import javax.sql.DataSource;
+
+/** once-jdbc's store; a class of its own so applications without once-jdbc never load it. */
+public final class JdbcStores {
+    private JdbcStores() {
+    }
+
+    public static IdempotencyStore create(DataSource dataSource, OnceProperties.Jdbc jdbc) {
+        return JdbcIdempotencyStore.builder(dataSource).tableName(jdbc.getTable())
+                .createTableIfMissing(jdbc.isCreateTable()).build();
+    }
+}

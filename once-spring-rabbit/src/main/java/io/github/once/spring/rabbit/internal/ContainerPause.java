@@ -1,0 +1,109 @@
+package io.github.once.spring.rabbit.internal;
+
+import io.github.once.IdempotencyKey;
+import io.github.once.spi.IdempotencyStore;
+import io.github.once.spring.rabbit.Once;
+
+import java.time.Duration;
+import java.util.Collection;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.Executors;
+import java.util.concurrent.ScheduledExecutorService;
+import java.util.concurrent.TimeUnit;
+import java.util.function.Function;
+import java.util.function.Supplier;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
+import org.springframework.amqp.rabbit.listener.AbstractMessageListenerContainer;
+
+/**
+ * Stops the listener containers of a queue while the store is unreachable, and starts them again once a read of
+ * the store succeeds: probes start after the first back-off and double up to the longest. Stopping happens on a
+ * thread of its own, never on a consumer's (a container waits for its consumers to finish). Like
+ * {@code OnceConsumer}'s pause, it reports a pause when it starts and again after every failed probe, with the
+ * back-off it waits next, and one resumption.
+ */
+public final class ContainerPause implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(ContainerPause.class);
+    private static final IdempotencyKey PROBE = IdempotencyKey.of("once-probe", "store-reachable");
+
+    private final IdempotencyStore store;
+    private final Duration initial;
+    private final Duration max;
+    private final Supplier<Collection<AbstractMessageListenerContainer>> containers;
+    private final Function<String, QueueEvents> events;
+    private final Set<String> paused = ConcurrentHashMap.newKeySet();
+    private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
+        Thread t = new Thread(r, "once-container-pause");
+        t.setDaemon(true);
+        return t;
+    });
+
+    public ContainerPause(IdempotencyStore store, Duration initial, Duration max,
+                   Supplier<Collection<AbstractMessageListenerContainer>> containers,
+                   Function<String, QueueEvents> events) {
+        this.store = store;
+        this.initial = initial;
+        this.max = max;
+        this.containers = containers;
+        this.events = events;
+    }
+
+    public boolean isPaused(String queue) {
+        return paused.contains(queue);
+    }
+
+    /** Stops the containers consuming {@code queue}, once, until the store answers again. */
+    public void pause(String queue, Throwable cause) {
+        if (!paused.add(queue)) {
+            return;
+        }
+        log.warn("Once: the store is unreachable ({}); stopping the listener containers of queue {} for {} ms",
+                cause.toString(), queue, initial.toMillis());
+        events.apply(queue).paused(cause, initial);
+        timer.execute(() -> {
+            for (AbstractMessageListenerContainer c : of(queue)) {
+                try {
+                    c.stop();
+                } catch (RuntimeException e) {
+                    log.warn("Once: stopping the container of {} failed", queue, e);
+                }
+            }
+        });
+        timer.schedule(() -> probe(queue, initial), initial.toMillis(), TimeUnit.MILLISECONDS);
+    }
+
+    private void probe(String queue, Duration waited) {
+        try {
+            store.find(List.of(PROBE));
+        } catch (RuntimeException e) {
+            Duration next = waited.multipliedBy(2).compareTo(max) > 0 ? max : waited.multipliedBy(2);
+            log.info("Once: the store is still unreachable ({}); next try in {} ms", e.toString(), next.toMillis());
+            events.apply(queue).paused(e, next);
+            timer.schedule(() -> probe(queue, next), next.toMillis(), TimeUnit.MILLISECONDS);
+            return;
+        }
+        paused.remove(queue);
+        for (AbstractMessageListenerContainer c : of(queue)) {
+            try {
+                c.start();
+            } catch (RuntimeException e) {
+                log.warn("Once: starting the container of {} failed", queue, e);
+            }
+        }
+        log.info("Once: the store answers again; the listener containers of queue {} resumed", queue);
+        events.apply(queue).resumed();
+    }
+
+    private List<AbstractMessageListenerContainer> of(String queue) {
+        return containers.get().stream().filter(c -> List.of(c.getQueueNames()).contains(queue)).toList();
+    }
+
+    @Override
+    public void close() {
+        timer.shutdownNow();
+    }
+}
