@@ -24,11 +24,6 @@ final class InMemoryStoreInspector implements StoreInspector {
     }
 
     @Override
-    public boolean expiresRecordsItself() {
-        return false;
-    }
-
-    @Override
     public Optional<StoreInspector.Inspected> inspect(IdempotencyKey key) {
         Instant now = store.now();
         return store.find(key).map(r -> new StoreInspector.Inspected(r, standing(r, now), claimedAt(r), null));

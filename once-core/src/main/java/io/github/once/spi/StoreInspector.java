@@ -23,8 +23,13 @@ public interface StoreInspector {
      */
     boolean tellsReleasedFromLapsed();
 
-    /** Whether the store deletes each record itself at its expiry, leaving {@link #purgeExpired} nothing to do. */
-    boolean expiresRecordsItself();
+    /**
+     * Whether the store deletes each record itself at its expiry, leaving {@link #purgeExpired} nothing to do (Redis
+     * does). False by default.
+     */
+    default boolean expiresRecordsItself() {
+        return false;
+    }
 
     /** The record as stored, with its standing; empty when absent or past its expiry. */
     Optional<Inspected> inspect(IdempotencyKey key);

@@ -81,11 +81,6 @@ public final class JdbcStoreInspector implements StoreInspector {
     }
 
     @Override
-    public boolean expiresRecordsItself() {
-        return false;
-    }
-
-    @Override
     public Optional<StoreInspector.Inspected> inspect(IdempotencyKey key) {
         return read("inspect", inspect, ps -> {
             sql.bindText(ps, 1, key.namespace());

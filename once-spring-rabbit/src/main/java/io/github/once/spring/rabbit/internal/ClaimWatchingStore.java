@@ -21,10 +21,10 @@ import java.util.function.BiConsumer;
 public final class ClaimWatchingStore implements IdempotencyStore {
     private static final ThreadLocal<BiConsumer<List<ClaimRequest>, List<ClaimResult>>> WATCHER = new ThreadLocal<>();
 
-    private final IdempotencyStore store;
+    private final IdempotencyStore watched;
 
-    public ClaimWatchingStore(IdempotencyStore store) {
-        this.store = store;
+    public ClaimWatchingStore(IdempotencyStore watched) {
+        this.watched = watched;
     }
 
     /** Runs {@code work} with {@code watcher} told of every claim call this thread makes meanwhile. */
@@ -38,13 +38,13 @@ public final class ClaimWatchingStore implements IdempotencyStore {
         }
     }
 
-    IdempotencyStore store() {
-        return store;
+    public IdempotencyStore store() {
+        return watched;
     }
 
     @Override
     public List<ClaimResult> claim(List<ClaimRequest> requests) {
-        List<ClaimResult> results = store.claim(requests);
+        List<ClaimResult> results = watched.claim(requests);
         BiConsumer<List<ClaimRequest>, List<ClaimResult>> watcher = WATCHER.get();
         if (watcher != null) {
             watcher.accept(requests, results);
@@ -54,36 +54,36 @@ public final class ClaimWatchingStore implements IdempotencyStore {
 
     @Override
     public List<Boolean> complete(List<Completion> completions) {
-        return store.complete(completions);
+        return watched.complete(completions);
     }
 
     @Override
     public boolean release(Lease lease) {
-        return store.release(lease);
+        return watched.release(lease);
     }
 
     @Override
     public Optional<Lease> renew(Lease lease, Duration leaseDuration) {
-        return store.renew(lease, leaseDuration);
+        return watched.renew(lease, leaseDuration);
     }
 
     @Override
     public List<Optional<IdempotencyRecord>> find(List<IdempotencyKey> keys) {
-        return store.find(keys);
+        return watched.find(keys);
     }
 
     @Override
     public void verify() {
-        store.verify();
+        watched.verify();
     }
 
     @Override
     public void close() {
-        store.close();
+        watched.close();
     }
 
     @Override
     public String toString() {
-        return store.toString();
+        return watched.toString();
     }
 }
