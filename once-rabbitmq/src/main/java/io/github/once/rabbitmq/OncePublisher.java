@@ -9,8 +9,10 @@ import io.github.once.rabbitmq.internal.Durations;
 import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Date;
 import java.util.List;
 import java.util.Objects;
+import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.ExecutionException;
@@ -20,10 +22,11 @@ import java.util.function.Supplier;
 
 /**
  * Publishes messages that a consumer can recognise when they arrive twice: every message gets a stable
- * {@code message_id} (a time-ordered UUID, or the business key the caller sets), is persistent and mandatory,
- * and is confirmed by the broker. When a confirm is negative, late or lost with the connection, the message is
- * sent again with the <em>same</em> ID, so a producer's re-send becomes a harmless duplicate. An
- * {@link OutboundMessage} has its ID from its creation, so publishing the same object twice is one message too.
+ * {@code message_id} (a time-ordered UUID, or the business key the caller sets), is persistent (unless the caller
+ * chose otherwise) and mandatory, and is confirmed by the broker. When a confirm is late or lost with the
+ * connection, the message is sent again with the <em>same</em> ID, so a producer's re-send becomes a harmless
+ * duplicate; a definite refusal (a return, a nack) is reported, not re-sent. An {@link OutboundMessage} has its
+ * ID from its creation, so publishing the same object twice is one message too.
  *
  * <pre>{@code
  * try (OncePublisher publisher = OncePublisher.builder(connection).build()) {
@@ -77,12 +80,13 @@ public final class OncePublisher implements AutoCloseable {
     }
 
     /**
-     * Publishes one message and waits for its confirm, re-sending with the same ID on a nack, a timeout or a lost
-     * connection.
+     * Publishes one message and waits for its confirm, re-sending with the same ID when its fate is unknown (no
+     * confirm in time, a lost connection).
      *
      * @return the message ID
-     * @throws UnroutableMessageException when no queue took the message (not retried)
-     * @throws PublishException           when no try was confirmed; the broker may still have a copy
+     * @throws RejectedMessageException when the broker refused it: returned as unroutable, nacked, or its exchange
+     *                                  does not exist (not re-sent)
+     * @throws PublishException         when no try was confirmed; the broker may still have a copy
      */
     public String publish(OutboundMessage message) {
         return publishAll(List.of(message)).get(0);
@@ -92,59 +96,55 @@ public final class OncePublisher implements AutoCloseable {
      * Publishes several messages with confirms in flight together, then re-sends the unconfirmed ones by ID.
      *
      * @return the message IDs, in order
-     * @throws UnroutableMessageException when one was unroutable (the others were still published)
-     * @throws PublishException           when some were not confirmed after every try
+     * @throws RejectedMessageException when the broker refused one (the others were still published)
+     * @throws PublishException         when some were not confirmed after every try
      */
     public List<String> publishAll(List<OutboundMessage> messages) {
-        List<OutboundMessage> stamped = new ArrayList<>(messages.size());
-        List<String> ids = new ArrayList<>(messages.size());
-        for (OutboundMessage m : messages) {
-            OutboundMessage s = stamp(m);
-            stamped.add(s);
-            ids.add(s.properties().getMessageId());
-        }
-        List<OutboundMessage> remaining = stamped;
-        List<PublishException> failures = new ArrayList<>();
-        UnroutableMessageException unroutable = null;
+        List<OutboundMessage> remaining = stampAll(messages);
+        List<String> ids = remaining.stream().map(OutboundMessage::messageId).toList();
+        RejectedMessageException rejected = null;
+        PublishException last = null;
         for (int attempt = 1; attempt <= maxAttempts && !remaining.isEmpty(); attempt++) {
             if (attempt > 1) {
                 pause(retryBackoff.multipliedBy(1L << Math.min(attempt - 2, 10)));
             }
-            failures.clear();
+            List<Optional<PublishException>> results = send(remaining);
             List<OutboundMessage> retry = new ArrayList<>();
-            for (int from = 0; from < remaining.size(); from += WINDOW) {
-                List<OutboundMessage> window = remaining.subList(from, Math.min(remaining.size(), from + WINDOW));
-                List<ConfirmedSender.Pending> pending = new ArrayList<>(window.size());
-                for (OutboundMessage m : window) {
-                    pending.add(sender.send(m.exchange(), m.routingKey(), mandatory, m.properties(), m.body()));
-                }
-                for (int i = 0; i < window.size(); i++) {
-                    PublishException failure = await(pending.get(i));
-                    if (failure instanceof UnroutableMessageException u) {
-                        unroutable = unroutable == null ? u : unroutable;
-                    } else if (failure != null) {
-                        failures.add(failure);
-                        retry.add(window.get(i));
-                    }
+            for (int i = 0; i < results.size(); i++) {
+                PublishException failure = results.get(i).orElse(null);
+                if (failure instanceof RejectedMessageException r) {
+                    rejected = rejected == null ? r : rejected;
+                } else if (failure != null) {
+                    last = failure;
+                    retry.add(remaining.get(i));
                 }
             }
             remaining = retry;
         }
         if (!remaining.isEmpty()) {
-            PublishException last = failures.get(failures.size() - 1);
-            PublishException e = new PublishException(remaining.get(0).properties().getMessageId(),
+            PublishException e = new PublishException(remaining.get(0).messageId(),
                     remaining.size() + " message(s) not confirmed after " + maxAttempts
                             + " tries; re-send them with the same IDs: " + idsOf(remaining, 10) + " (last: "
                             + last.getMessage() + ")", last);
-            if (unroutable != null) {
-                e.addSuppressed(unroutable);
+            if (rejected != null) {
+                e.addSuppressed(rejected);
             }
             throw e;
         }
-        if (unroutable != null) {
-            throw unroutable;
+        if (rejected != null) {
+            throw rejected;
         }
         return ids;
+    }
+
+    /**
+     * Sends each message once, with confirms in flight together, and tells what became of each, in order: empty
+     * when confirmed, a {@link RejectedMessageException} when the broker refused it, another
+     * {@link PublishException} when its fate is unknown. Nothing is re-sent: for callers that keep their own
+     * retry state, such as an outbox relay.
+     */
+    public List<Optional<PublishException>> tryPublishAll(List<OutboundMessage> messages) {
+        return send(stampAll(messages));
     }
 
     /** IDs of messages sent and not yet confirmed (on the current channel). */
@@ -152,9 +152,26 @@ public final class OncePublisher implements AutoCloseable {
         return sender.outstanding();
     }
 
-    private PublishException await(ConfirmedSender.Pending pending) {
+    /** One try of each message, in windows; each window waits for its confirms up to the confirm timeout. */
+    private List<Optional<PublishException>> send(List<OutboundMessage> messages) {
+        List<Optional<PublishException>> results = new ArrayList<>(messages.size());
+        for (int from = 0; from < messages.size(); from += WINDOW) {
+            List<OutboundMessage> window = messages.subList(from, Math.min(messages.size(), from + WINDOW));
+            List<ConfirmedSender.Pending> pending = new ArrayList<>(window.size());
+            for (OutboundMessage m : window) {
+                pending.add(sender.send(m.exchange(), m.routingKey(), mandatory, m.properties(), m.body()));
+            }
+            long deadline = System.nanoTime() + confirmTimeout.toNanos();
+            for (ConfirmedSender.Pending p : pending) {
+                results.add(Optional.ofNullable(await(p, deadline)));
+            }
+        }
+        return results;
+    }
+
+    private PublishException await(ConfirmedSender.Pending pending, long deadline) {
         try {
-            pending.confirmed.get(confirmTimeout.toNanos(), TimeUnit.NANOSECONDS);
+            pending.confirmed.get(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
             return null;
         } catch (TimeoutException e) {
             sender.abandon(pending);
@@ -163,18 +180,32 @@ public final class OncePublisher implements AutoCloseable {
             return e.getCause() instanceof PublishException p ? p
                     : new PublishException(pending.messageId, "publish failed: " + e.getCause(), e.getCause());
         } catch (InterruptedException e) {
+            // Its fate stays unknown; the flag stays set, so a caller that retries stops at its next pause.
             Thread.currentThread().interrupt();
-            throw new PublishException(pending.messageId, "interrupted while waiting for a confirm", e);
+            sender.abandon(pending);
+            return new PublishException(pending.messageId, "interrupted while waiting for a confirm", e);
         }
     }
 
-    private OutboundMessage stamp(OutboundMessage m) {
+    private static List<OutboundMessage> stampAll(List<OutboundMessage> messages) {
+        List<OutboundMessage> stamped = new ArrayList<>(messages.size());
+        for (OutboundMessage m : messages) {
+            stamped.add(stamp(m));
+        }
+        return stamped;
+    }
+
+    /** Persistent unless the caller chose otherwise, and timestamped: every try then sends the same properties. */
+    private static OutboundMessage stamp(OutboundMessage m) {
         AMQP.BasicProperties p = m.properties();
+        if (p.getDeliveryMode() != null && p.getTimestamp() != null) {
+            return m;
+        }
         AMQP.BasicProperties stamped = p.builder()
-                .deliveryMode(2)
-                .timestamp(p.getTimestamp() == null ? new java.util.Date() : p.getTimestamp())
+                .deliveryMode(p.getDeliveryMode() == null ? 2 : p.getDeliveryMode())
+                .timestamp(p.getTimestamp() == null ? new Date() : p.getTimestamp())
                 .build();
-        return new OutboundMessage(m.exchange(), m.routingKey(), stamped, m.body());
+        return m.withProperties(stamped);
     }
 
     private static String idsOf(List<OutboundMessage> messages, int max) {

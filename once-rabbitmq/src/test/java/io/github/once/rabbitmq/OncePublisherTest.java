@@ -14,6 +14,7 @@ import java.util.HashMap;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -103,34 +104,87 @@ class OncePublisherTest {
     }
 
     @Test
-    void unroutableMessageIsAClearException() throws Exception {
+    void unroutableMessageIsRejectedWithTheBrokersReason() throws Exception {
         OncePublisher publisher = rabbit.track(OncePublisher.builder(rabbit.connect()).build());
+        String queue = "no-such-queue-" + UUID.randomUUID();
 
-        assertThatThrownBy(() -> publisher.publish(OutboundMessage.of("", "no-such-queue-" + UUID.randomUUID(),
-                new byte[] {1}).withMessageId("lost-1")))
-                .isInstanceOf(UnroutableMessageException.class)
+        assertThatThrownBy(() -> publisher.publish(OutboundMessage.of("", queue, new byte[] {1})
+                .withMessageId("lost-1")))
+                .isInstanceOf(RejectedMessageException.class)
                 .hasMessageContaining("lost-1")
-                .hasMessageContaining("NO_ROUTE")
-                .satisfies(e -> assertThat(((UnroutableMessageException) e).messageId()).isEqualTo("lost-1"));
+                .satisfies(e -> {
+                    RejectedMessageException r = (RejectedMessageException) e;
+                    assertThat(r.messageId()).isEqualTo("lost-1");
+                    assertThat(r.routingKey()).isEqualTo(queue);
+                    assertThat(r.reason()).isEqualTo("returned as unroutable: 312 NO_ROUTE");
+                });
         // The channel still works afterwards.
         declareQueue(null);
         assertThat(publisher.publish("", rabbit.queue, new byte[] {2})).isNotBlank();
     }
 
     @Test
-    void nackedPublishIsRetriedWithTheSameIdThenReported() throws Exception {
+    void aMissingExchangeIsRejectedAndTheNextPublishGetsANewChannel() throws Exception {
+        OncePublisher publisher = rabbit.track(OncePublisher.builder(rabbit.connect()).build());
+        String exchange = "no-such-exchange-" + UUID.randomUUID();
+
+        assertThatThrownBy(() -> publisher.publish(OutboundMessage.of(exchange, "k", new byte[] {1})))
+                .isInstanceOf(RejectedMessageException.class)
+                .satisfies(e -> assertThat(((RejectedMessageException) e).reason())
+                        .isEqualTo("exchange '" + exchange + "' does not exist"));
+        declareQueue(null);
+        assertThat(publisher.publish("", rabbit.queue, new byte[] {2})).isNotBlank();
+        assertThat(rabbit.drain(rabbit.queue)).hasSize(1);
+    }
+
+    @Test
+    void aNackedPublishIsRejectedAtOnceNotSentAgain() throws Exception {
         declareQueue(Map.of("x-max-length", 1, "x-overflow", "reject-publish"));
-        OncePublisher publisher = rabbit.track(OncePublisher.builder(rabbit.connect())
+        AtomicInteger sent = new AtomicInteger();
+        ConnectionFactory f = RabbitFixture.factory();
+        f.setMetricsCollector(new NoOpMetricsCollector() {
+            @Override
+            public void basicPublish(Channel channel) {
+                sent.incrementAndGet();
+            }
+        });
+        Connection counted = f.newConnection("once-test-publisher");
+        rabbit.track(counted::abort);
+        OncePublisher publisher = rabbit.track(OncePublisher.builder(counted)
                 .maxAttempts(3).retryBackoff(Duration.ofMillis(10)).build());
         publisher.publish(OutboundMessage.of("", rabbit.queue, new byte[] {1}).withMessageId("fits"));
 
         assertThatThrownBy(() -> publisher.publish(OutboundMessage.of("", rabbit.queue, new byte[] {2})
                 .withMessageId("full-1")))
-                .isInstanceOf(PublishException.class)
-                .hasMessageContaining("not confirmed after 3 tries")
+                .isInstanceOf(RejectedMessageException.class)
                 .hasMessageContaining("full-1")
-                .satisfies(e -> assertThat(((PublishException) e).messageId()).isEqualTo("full-1"));
+                .satisfies(e -> assertThat(((RejectedMessageException) e).reason()).isEqualTo("nacked by the broker"));
+        assertThat(sent).as("publishes: one each, no re-send of the refused one").hasValue(2);
         assertThat(rabbit.messageCount(rabbit.queue)).isEqualTo(1);
+    }
+
+    @Test
+    void tryPublishAllTellsEachMessagesFateAndSendsEachOnce() throws Exception {
+        declareQueue(null);
+        OncePublisher publisher = rabbit.track(OncePublisher.builder(rabbit.connect()).build());
+        AMQP.BasicProperties transientProps = new AMQP.BasicProperties.Builder().deliveryMode(1).build();
+        List<OutboundMessage> messages = List.of(
+                OutboundMessage.of("", rabbit.queue, new byte[] {1}).withMessageId("ok-1"),
+                OutboundMessage.of("", "no-such-queue-" + UUID.randomUUID(), new byte[] {2}).withMessageId("lost-2"),
+                new OutboundMessage("", rabbit.queue, transientProps, new byte[] {3}).withMessageId("ok-3"));
+
+        List<Optional<PublishException>> results = publisher.tryPublishAll(messages);
+
+        assertThat(results).hasSize(3);
+        assertThat(results.get(0)).isEmpty();
+        assertThat(results.get(1)).get().isInstanceOf(RejectedMessageException.class)
+                .extracting(PublishException::messageId).isEqualTo("lost-2");
+        assertThat(results.get(2)).isEmpty();
+        List<GetResponse> got = rabbit.drain(rabbit.queue);
+        assertThat(got).extracting(r -> r.getProps().getMessageId()).containsExactly("ok-1", "ok-3");
+        // Persistent unless the caller chose otherwise; timestamped either way.
+        assertThat(got).extracting(r -> r.getProps().getDeliveryMode()).containsExactly(2, 1);
+        assertThat(got).allSatisfy(r -> assertThat(r.getProps().getTimestamp()).isNotNull());
     }
 
     @Test

@@ -4,11 +4,12 @@ import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.ConfirmListener;
 import com.rabbitmq.client.Connection;
+import com.rabbitmq.client.Method;
 import com.rabbitmq.client.ReturnListener;
 import com.rabbitmq.client.ShutdownSignalException;
 
 import io.github.once.rabbitmq.PublishException;
-import io.github.once.rabbitmq.UnroutableMessageException;
+import io.github.once.rabbitmq.RejectedMessageException;
 
 import java.io.IOException;
 import java.util.HashSet;
@@ -20,6 +21,8 @@ import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentSkipListMap;
 import java.util.concurrent.TimeoutException;
 import java.util.concurrent.locks.ReentrantLock;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -28,10 +31,13 @@ import org.slf4j.LoggerFactory;
  * Publishes on a channel of its own in confirm mode and hands back a future per message. Sequence numbers are
  * only meaningful within one incarnation of the channel: when it shuts down, every outstanding publish fails
  * (its fate is unknown) and the caller re-sends it by message ID; a channel closed by a channel error is
- * replaced on the next send.
+ * replaced on the next send. A definite no from the broker (a return, a nack, a missing exchange) fails the
+ * future with a {@link RejectedMessageException}.
  */
 public final class ConfirmedSender implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(ConfirmedSender.class);
+    /** "NOT_FOUND - no exchange 'x' in vhost '/'": the channel error for a publish to a missing exchange. */
+    private static final Pattern MISSING_EXCHANGE = Pattern.compile("no exchange '(.*)' in vhost");
 
     private final Connection connection;
     private final ReentrantLock lock = new ReentrantLock();
@@ -48,7 +54,7 @@ public final class ConfirmedSender implements AutoCloseable {
         final String exchange;
         final String routingKey;
         public final CompletableFuture<Void> confirmed = new CompletableFuture<>();
-        volatile UnroutableMessageException returned;
+        volatile RejectedMessageException returned;
         Incarnation incarnation;
         long seq;
 
@@ -163,6 +169,19 @@ public final class ConfirmedSender implements AutoCloseable {
         }
     }
 
+    /** The exchange a channel error names as missing, or null for any other shutdown. */
+    static String missingExchange(ShutdownSignalException cause) {
+        if (cause.isHardError()) {
+            return null;
+        }
+        Method reason = cause.getReason();
+        if (reason instanceof AMQP.Channel.Close close && close.getReplyCode() == AMQP.NOT_FOUND) {
+            Matcher m = MISSING_EXCHANGE.matcher(close.getReplyText());
+            return m.find() ? m.group(1) : null;
+        }
+        return null;
+    }
+
     private static void abortQuietly(Channel channel) {
         try {
             channel.abort();
@@ -184,6 +203,16 @@ public final class ConfirmedSender implements AutoCloseable {
         }
 
         private void shutdown(ShutdownSignalException cause) {
+            String missing = missingExchange(cause);
+            if (missing != null) {
+                for (Pending p : bySeq.values()) {
+                    if (missing.equals(p.exchange)) {
+                        bySeq.remove(p.seq, p);
+                        p.confirmed.completeExceptionally(new RejectedMessageException(p.messageId, p.exchange,
+                                p.routingKey, "exchange '" + missing + "' does not exist"));
+                    }
+                }
+            }
             failAll("channel shut down: " + cause.getMessage());
         }
 
@@ -213,7 +242,8 @@ public final class ConfirmedSender implements AutoCloseable {
                 Pending p = e.getValue();
                 map.remove(e.getKey(), p);
                 if (!ack) {
-                    p.confirmed.completeExceptionally(new PublishException(p.messageId, "the broker nacked the message"));
+                    p.confirmed.completeExceptionally(new RejectedMessageException(p.messageId, p.exchange, p.routingKey,
+                            "nacked by the broker"));
                 } else if (p.returned != null) {
                     p.confirmed.completeExceptionally(p.returned);
                 } else {
@@ -236,7 +266,8 @@ public final class ConfirmedSender implements AutoCloseable {
             for (Pending p : bySeq.values()) {
                 if (p.returned == null && Objects.equals(p.messageId, id) && p.exchange.equals(exchange)
                         && p.routingKey.equals(routingKey)) {
-                    p.returned = new UnroutableMessageException(id, exchange, routingKey, replyCode, replyText);
+                    p.returned = new RejectedMessageException(id, exchange, routingKey,
+                            "returned as unroutable: " + replyCode + " " + replyText);
                     return;
                 }
             }
