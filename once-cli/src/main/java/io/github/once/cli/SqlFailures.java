@@ -1,10 +1,15 @@
 package io.github.once.cli;
 
-import java.sql.SQLException;
-import java.sql.SQLNonTransientConnectionException;
-import java.sql.SQLTransientConnectionException;
+import io.github.once.OnceException;
+import io.github.once.StoreUnavailableException;
+import io.github.once.jdbc.JdbcDialect;
 
-/** Sorts a failure to open a database connection into the CLI's exit statuses. */
+import java.sql.SQLException;
+
+/**
+ * Turns a failure to open a database connection into the CLI's exit statuses. What counts as unreachable is the
+ * JDBC store's own rule ({@link JdbcDialect#translate}); only the missing driver, a usage mistake, is the CLI's.
+ */
 public final class SqlFailures {
     private SqlFailures() {
     }
@@ -15,15 +20,11 @@ public final class SqlFailures {
             return CliException.usage("no JDBC driver for " + where + ": the CLI speaks PostgreSQL "
                     + "(jdbc:postgresql:), MariaDB (jdbc:mariadb:) and H2 (jdbc:h2:)");
         }
-        String state = e.getSQLState() == null ? "" : e.getSQLState();
-        if (state.startsWith("28")) {
-            return CliException.unreachable(where + " refused the credentials (" + firstLine(message) + ")", e);
-        }
-        if (state.startsWith("08") || state.equals("3D000") || e instanceof SQLNonTransientConnectionException
-                || e instanceof SQLTransientConnectionException) {
+        OnceException sorted = JdbcDialect.translate("opening a connection", e);
+        if (sorted instanceof StoreUnavailableException) {
             return CliException.unreachable("cannot reach " + where + " (" + firstLine(message) + ")", e);
         }
-        return CliException.unreachable("cannot open " + where + " (" + firstLine(message) + ")", e);
+        return CliException.unreachable("cannot open " + where + ": " + firstLine(sorted.getMessage()), e);
     }
 
     public static String firstLine(String s) {

@@ -1,5 +1,10 @@
 package io.github.once.jdbc;
 
+import io.github.once.OnceException;
+import io.github.once.StoreMisconfiguredException;
+import io.github.once.StoreUnavailableException;
+import io.github.once.jdbc.internal.SqlErrors;
+
 import java.sql.Connection;
 import java.sql.DatabaseMetaData;
 import java.sql.SQLException;
@@ -35,6 +40,19 @@ public enum JdbcDialect {
      */
     public List<String> migrationResources() {
         return List.of(schemaResource(), "db/once/" + folder + "/V2__once_takeovers.sql");
+    }
+
+    /**
+     * Sorts a failed statement on one of these databases by the rules the JDBC store itself uses, for code that
+     * runs its own statements beside it (the outbox, tools): {@link StoreUnavailableException} when the database
+     * cannot be reached or is shutting down (waiting helps), {@link StoreMisconfiguredException} for a setup mistake
+     * (a missing table or column, a permission, credentials; waiting does not help), {@link OnceException} for
+     * anything else.
+     *
+     * @param operation what failed, for the message (e.g. {@code "outbox claim"})
+     */
+    public static OnceException translate(String operation, SQLException e) {
+        return SqlErrors.translateStatement(operation, e);
     }
 
     /** Picks the dialect from the connection's metadata. */

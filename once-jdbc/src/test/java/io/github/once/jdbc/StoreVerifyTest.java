@@ -10,6 +10,7 @@ import io.github.once.spi.ClaimRequest;
 import io.github.once.testkit.StoreCalls;
 
 import java.sql.Connection;
+import java.sql.DriverManager;
 import java.sql.SQLException;
 import java.sql.Statement;
 import java.time.Duration;
@@ -22,6 +23,7 @@ import org.junit.jupiter.params.provider.CsvSource;
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatCode;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowableOfType;
 
 /**
  * The JDBC store's start-up check on the real PostgreSQL: a missing table or column fails {@code verify()} with the
@@ -107,5 +109,29 @@ class StoreVerifyTest {
         } else {
             assertThat(SqlErrors.translate("claim", e)).isNotInstanceOf(StoreMisconfiguredException.class);
         }
+    }
+
+    @Test
+    void statementsBesideTheStoreAreSortedByTheStoresRules() throws SQLException {
+        // A statement on a table that does not exist, on the real PostgreSQL: a setup mistake.
+        SQLException missing;
+        try (Connection c = pool.getConnection(); Statement st = c.createStatement()) {
+            missing = catchThrowableOfType(
+                    () -> st.executeQuery("SELECT 1 FROM " + table), SQLException.class);
+        }
+        assertThat(JdbcDialect.translate("outbox claim", missing))
+                .isInstanceOf(StoreMisconfiguredException.class)
+                .hasMessageStartingWith("outbox claim was refused (SQLState 42P01")
+                .hasMessageContaining("a table does not exist");
+        // A database nobody listens for: unavailable, worth waiting for.
+        SQLException refused = catchThrowableOfType(
+                () -> DriverManager.getConnection("jdbc:postgresql://127.0.0.1:1/test", "postgres", ""),
+                SQLException.class);
+        assertThat(JdbcDialect.translate("outbox claim", refused))
+                .isInstanceOf(StoreUnavailableException.class)
+                .hasMessageStartingWith("outbox claim failed, the database is unavailable (SQLState 08001");
+        assertThat(JdbcDialect.translate("outbox claim", new SQLException("boom", "23502", 0)))
+                .isNotInstanceOf(StoreMisconfiguredException.class).isNotInstanceOf(StoreUnavailableException.class)
+                .hasMessage("outbox claim failed (SQLState 23502, error 0): boom");
     }
 }

@@ -60,11 +60,8 @@ public final class SqlErrors {
             return "the database user lacks a permission: grant it SELECT, INSERT, UPDATE and DELETE on the record"
                     + " table";
         }
-        if (state != null && state.startsWith("28")) {
-            return "the database refused the credentials: check the data source's user and password";
-        }
-        if (state != null && (state.startsWith("3D") || state.startsWith("3F"))) {
-            return "the database or schema does not exist: check the data source's URL";
+        if (state != null && (state.startsWith("28") || state.startsWith("3D") || state.startsWith("3F"))) {
+            return credentialsOrCatalogFix(state);
         }
         return "the statement was refused; check the table against the schema script"
                 + " db/once/<postgresql|mariadb|h2>/V1__once_record.sql and the dialect setting";
@@ -105,6 +102,44 @@ public final class SqlErrors {
     public static boolean isRejected(SQLException e) {
         String state = e.getSQLState();
         return state != null && (state.startsWith("22") || state.startsWith("23")) && !isRace(e);
+    }
+
+    /** A failure of a statement other than the store's own (see {@code JdbcDialect.translate}). */
+    public static OnceException translateStatement(String operation, SQLException e) {
+        String detail = " (SQLState " + e.getSQLState() + ", error " + e.getErrorCode() + "): " + e.getMessage();
+        if (isUnavailable(e)) {
+            return new StoreUnavailableException(operation + " failed, the database is unavailable" + detail, e);
+        }
+        if (isMisconfigured(e)) {
+            return new StoreMisconfiguredException(operation + " was refused" + detail + ". Fix: " + setupFix(e)
+                    + ". Waiting will not help.", e);
+        }
+        return new OnceException(operation + " failed" + detail, e);
+    }
+
+    /** What to do about a setup mistake on any table, by its SQLState. */
+    private static String setupFix(SQLException e) {
+        String state = e.getSQLState();
+        if ("42P01".equals(state) || "42S02".equals(state) || e.getErrorCode() == 1146) {
+            return "a table does not exist: create it from its schema script";
+        }
+        if (MISSING_COLUMN_STATES.contains(state) || e.getErrorCode() == 1054) {
+            return "a table lacks a column: compare it with its schema script";
+        }
+        if ("42501".equals(state) || e.getErrorCode() == 1142) {
+            return "the database user lacks a permission on the table";
+        }
+        return credentialsOrCatalogFix(state);
+    }
+
+    private static String credentialsOrCatalogFix(String state) {
+        if (state != null && state.startsWith("28")) {
+            return "the database refused the credentials: check the data source's user and password";
+        }
+        if (state != null && (state.startsWith("3D") || state.startsWith("3F"))) {
+            return "the database or schema does not exist: check the data source's URL";
+        }
+        return "the statement was refused; check the table against its schema script and the dialect setting";
     }
 
     public static OnceException translate(String operation, SQLException e) {

@@ -243,7 +243,7 @@ public final class OutboxTable {
                 restore(c, autoCommit, isolation);
             }
         } catch (SQLException e) {
-            throw SqlFailures.translate(operation, e);
+            throw JdbcDialect.translate("outbox " + operation, e);
         }
     }
 

@@ -43,7 +43,7 @@ public final class TableHandle {
         try (Connection c = dataSource.getConnection()) {
             return JdbcDialect.detect(c);
         } catch (SQLException e) {
-            throw SqlFailures.translate("dialect detection", e);
+            throw JdbcDialect.translate("outbox dialect detection", e);
         }
     }
 }
