@@ -80,6 +80,9 @@ public final class Idempotency implements AutoCloseable {
      * Runs one task: claims its key, runs its handler if the claim acquired it, and records the completion (or
      * gives the key back when the handler failed).
      *
+     * A record the store refuses (a {@link StoreRejectedException}: it would fail the same way every time) makes
+     * the outcome {@code Failed} with that exception, so the caller can set the message aside and go on.
+     *
      * @throws StoreUnavailableException when the store cannot be reached before or after the handler; the
      *                                   message must then be neither acknowledged nor dropped
      */
@@ -109,6 +112,9 @@ public final class Idempotency implements AutoCloseable {
         UnitRunner.Result<T> result;
         try (ExecutionScope.Unit unit = scope.begin()) {
             result = runner.run(unit, List.of(task), Map.of(), 1);
+        } catch (StoreRejectedException e) {
+            // This record fails the same way every time: its task fails, the caller's queue goes on.
+            return new Outcome.Failed<>(task.key(), e);
         }
         return result.isCommitted() ? result.outcomes().get(0) : result.failure();
     }
@@ -126,7 +132,8 @@ public final class Idempotency implements AutoCloseable {
      * undo only their own effect. Each rollback removes one task: a batch of n runs at most n + 1 units.
      * <b>Handlers may then run more than once</b>: effects outside the unit (an HTTP call, a message sent)
      * repeat; use {@link #execute(Task)} per task for such handlers. A unit lost to a deadlock or a serialization
-     * failure committed nothing; its tasks not yet failed then run one by one.
+     * failure committed nothing; its tasks not yet failed then run one by one. So do the tasks of a batch in which
+     * the store refused a record ({@link StoreRejectedException}), so that only that record's task fails.
      */
     public <T> List<Outcome<T>> executeAll(List<Task<T>> tasks) {
         if (tasks.size() <= 1) {
@@ -152,6 +159,12 @@ public final class Idempotency implements AutoCloseable {
             } catch (ExecutionScope.UnitLostException lost) {
                 unit.close();
                 log.debug("Batch of {} lost a race ({}); running its tasks one by one", tasks.size(), lost.getMessage());
+                return oneByOne(tasks, failed);
+            } catch (StoreRejectedException refused) {
+                // The store refused a record of the batch and may not say which: one by one, only its task fails.
+                unit.close();
+                log.debug("The store refused a record of a batch of {} ({}); running its tasks one by one",
+                        tasks.size(), refused.getMessage());
                 return oneByOne(tasks, failed);
             } catch (RuntimeException | Error e) {
                 try {

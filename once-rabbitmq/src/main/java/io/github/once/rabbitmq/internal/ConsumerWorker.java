@@ -7,7 +7,6 @@ import io.github.once.ExecutionContext;
 import io.github.once.IdempotencyKey;
 import io.github.once.Outcome;
 import io.github.once.ResultCodec;
-import io.github.once.StoreRejectedException;
 import io.github.once.Task;
 import io.github.once.rabbitmq.ConsumerConfig;
 import io.github.once.rabbitmq.ConsumerListener;
@@ -121,7 +120,9 @@ public final class ConsumerWorker implements Runnable {
         RuntimeException storeFailure = null;
         if (!tasks.isEmpty()) {
             try {
-                outcomes = execute(tasks);
+                // A record the store refuses fails only its own task (the executor splits such a batch); the
+                // disposition dead-letters it.
+                outcomes = s.executor().executeAll(tasks);
                 gate.succeeded();
             } catch (RuntimeException e) {
                 storeFailure = e;
@@ -167,37 +168,6 @@ public final class ConsumerWorker implements Runnable {
         DeliveryKey key = keys.resolve(d);
         Disposition early = key instanceof DeliveryKey.Keyed ? disposition.redeliveredTooOften(d, attempt) : null;
         return new Admitted(in, attempt, key, early);
-    }
-
-    /**
-     * Runs the tasks. A record the store refuses fails its own task ({@code Failed} with the rejection, which the
-     * disposition dead-letters); when a batch's store call is refused and the store cannot say for which key, the
-     * batch runs again one task at a time so the others go on.
-     */
-    private List<Outcome<byte[]>> execute(List<Task<byte[]>> tasks) {
-        if (tasks.size() == 1) {
-            return List.of(executeOne(tasks.get(0)));
-        }
-        try {
-            return s.executor().executeAll(tasks);
-        } catch (StoreRejectedException e) {
-            log.warn("Consumer {}: the store refused a record of a batch of {}; running them one by one", name,
-                    tasks.size(), e);
-        }
-        List<Outcome<byte[]>> outcomes = new ArrayList<>(tasks.size());
-        for (Task<byte[]> task : tasks) {
-            outcomes.add(executeOne(task));
-        }
-        return outcomes;
-    }
-
-    private Outcome<byte[]> executeOne(Task<byte[]> task) {
-        try {
-            return s.executor().execute(task);
-        } catch (StoreRejectedException e) {
-            log.warn("Consumer {}: the store refused the record of {}; dead-lettering its message", name, task.key(), e);
-            return new Outcome.Failed<>(task.key(), e);
-        }
     }
 
     private Task<byte[]> task(Admitted a, IdempotencyKey key) {
