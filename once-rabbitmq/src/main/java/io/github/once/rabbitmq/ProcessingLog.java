@@ -7,21 +7,14 @@ import io.github.once.OnceListener;
 import io.github.once.Outcome;
 import io.github.once.StoreFullException;
 import io.github.once.StoreMisconfiguredException;
-import io.github.once.StoreRejectedException;
 import io.github.once.StoreUnavailableException;
+import io.github.once.rabbitmq.internal.DeliveryTrail;
 import io.github.once.rabbitmq.internal.Durations;
 import io.github.once.rabbitmq.internal.LineRate;
 import io.github.once.spi.Lease;
 
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
 import java.time.Duration;
 import java.util.EnumMap;
-import java.util.HashMap;
-import java.util.HexFormat;
-import java.util.IdentityHashMap;
-import java.util.Locale;
 import java.util.Map;
 import java.util.Objects;
 import java.util.concurrent.atomic.AtomicLong;
@@ -30,6 +23,13 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.slf4j.event.Level;
 import org.slf4j.spi.LoggingEventBuilder;
+
+import static io.github.once.rabbitmq.internal.LogFields.code;
+import static io.github.once.rabbitmq.internal.LogFields.millis;
+import static io.github.once.rabbitmq.internal.LogFields.outcomeName;
+import static io.github.once.rabbitmq.internal.LogFields.reason;
+import static io.github.once.rabbitmq.internal.LogFields.sha256;
+import static io.github.once.rabbitmq.internal.LogFields.token;
 
 /**
  * One log line per settled delivery, with key-value pairs (SLF4J 2): namespace, key (or its digest), action,
@@ -53,8 +53,7 @@ public final class ProcessingLog implements OnceListener, ConsumerListener {
     /** The logger's name by default. */
     public static final String LOGGER = "io.github.once.processing";
 
-    private static final int MAX_REMEMBERED = 4096;
-    private static final ThreadLocal<Trail> TRAILS = ThreadLocal.withInitial(Trail::new);
+    private static final ThreadLocal<DeliveryTrail> TRAILS = ThreadLocal.withInitial(DeliveryTrail::new);
 
     private final Logger log;
     private final String queue;
@@ -109,9 +108,7 @@ public final class ProcessingLog implements OnceListener, ConsumerListener {
 
     /** A handler ran for {@code elapsed}; {@code failure} is null when it returned. */
     public void onHandler(IdempotencyKey key, Duration elapsed, Throwable failure) {
-        Trail t = TRAILS.get();
-        t.handlerTimes.put(key, elapsed);
-        t.bound(t.handlerTimes);
+        TRAILS.get().handler(key, elapsed);
     }
 
     /** A claim took {@code lease}'s key over from an owner whose lease had lapsed: that owner probably died. */
@@ -127,25 +124,19 @@ public final class ProcessingLog implements OnceListener, ConsumerListener {
 
     @Override
     public void onDelivery(Delivery delivery, int attempt) {
-        Trail t = TRAILS.get();
-        t.attempts.put(delivery, attempt);
-        t.bound(t.attempts);
+        TRAILS.get().delivery(delivery, attempt);
     }
 
     @Override
     public void onDeadLetter(Delivery delivery, IdempotencyKey key, DeadLetterReason reason, Throwable cause,
                              String detail) {
-        Trail t = TRAILS.get();
-        t.deadLetters.put(delivery, new DeadLetter(reason, cause, detail));
-        t.bound(t.deadLetters);
+        TRAILS.get().deadLetter(delivery, new DeliveryTrail.DeadLetter(reason, cause, detail));
     }
 
     @Override
     public void onRetry(Delivery delivery, IdempotencyKey key, ConsumerAction action, int nextAttempt, Duration delay,
                         Throwable cause) {
-        Trail t = TRAILS.get();
-        t.retries.put(delivery, new Retried(nextAttempt, delay, cause));
-        t.bound(t.retries);
+        TRAILS.get().retry(delivery, new DeliveryTrail.Retried(nextAttempt, delay, cause));
     }
 
     /** One INFO line with what the consumer runs with. */
@@ -190,12 +181,7 @@ public final class ProcessingLog implements OnceListener, ConsumerListener {
 
     @Override
     public void onAction(Delivery delivery, IdempotencyKey key, ConsumerAction action) {
-        Trail t = TRAILS.get();
-        Integer attempt = t.attempts.remove(delivery);
-        Heard heard = key == null ? null : t.outcomes.remove(key);
-        Duration handlerTime = key == null ? null : t.handlerTimes.remove(key);
-        DeadLetter deadLetter = t.deadLetters.remove(delivery);
-        Retried retried = t.retries.remove(delivery);
+        DeliveryTrail.Settled heard = TRAILS.get().settle(delivery, key);
         if (!due(action)) {
             return;
         }
@@ -207,10 +193,8 @@ public final class ProcessingLog implements OnceListener, ConsumerListener {
         if (suppressed < 0) {
             return;
         }
-        Outcome<?> outcome = heard == null ? null : heard.outcome;
-        Throwable cause = deadLetter != null && deadLetter.cause != null ? deadLetter.cause
-                : retried != null && retried.cause != null ? retried.cause
-                : outcome instanceof Outcome.Failed<?> failed ? failed.cause() : null;
+        Outcome<?> outcome = heard.outcome();
+        Throwable cause = heard.cause();
         LoggingEventBuilder line = log.atLevel(level).setMessage("Delivery " + code(action));
         queue(line);
         if (key != null) {
@@ -220,29 +204,31 @@ public final class ProcessingLog implements OnceListener, ConsumerListener {
         if (outcome != null) {
             line.addKeyValue("outcome", outcomeName(outcome));
         }
-        if (attempt != null) {
-            line.addKeyValue("attempt", attempt);
+        if (heard.attempt() != null) {
+            line.addKeyValue("attempt", heard.attempt());
         }
         long token = token(outcome);
         if (token > 0) {
             line.addKeyValue("token", token);
         }
-        if (handlerTime != null) {
-            line.addKeyValue("handlerMs", millis(handlerTime.toNanos()));
+        if (heard.handlerTime() != null) {
+            line.addKeyValue("handlerMs", millis(heard.handlerTime().toNanos()));
         }
-        if (heard != null) {
-            line.addKeyValue("storeMs", millis(heard.storeNanos));
+        if (heard.heard() != null) {
+            line.addKeyValue("storeMs", millis(heard.heard().storeNanos()));
         }
+        DeliveryTrail.Retried retried = heard.retried();
         if (retried != null) {
-            line.addKeyValue("nextAttempt", retried.nextAttempt).addKeyValue("delayMs", retried.delay.toMillis());
+            line.addKeyValue("nextAttempt", retried.nextAttempt()).addKeyValue("delayMs", retried.delay().toMillis());
         }
         if (action == ConsumerAction.DEAD_LETTERED) {
+            DeliveryTrail.DeadLetter deadLetter = heard.deadLetter();
             String reason = reason(deadLetter, key, outcome);
             if (reason != null) {
                 line.addKeyValue("reason", reason);
             }
-            if (deadLetter != null && deadLetter.detail != null) {
-                line.addKeyValue("detail", deadLetter.detail);
+            if (deadLetter != null && deadLetter.detail() != null) {
+                line.addKeyValue("detail", deadLetter.detail());
             }
             if (cause != null) {
                 line.setCause(cause); // the last failure, with its stack trace, once
@@ -341,115 +327,8 @@ public final class ProcessingLog implements OnceListener, ConsumerListener {
         return digestKeys ? "sha256:" + sha256(key.storageId()) : key.storageId();
     }
 
-    private static String sha256(String text) {
-        try {
-            byte[] digest = MessageDigest.getInstance("SHA-256").digest(text.getBytes(StandardCharsets.UTF_8));
-            return HexFormat.of().formatHex(digest, 0, 16); // 128 bits tell keys apart in a log
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException("SHA-256 is required of every JVM", e);
-        }
-    }
-
-    private static String reason(DeadLetter deadLetter, IdempotencyKey key, Outcome<?> outcome) {
-        if (deadLetter != null) {
-            return deadLetter.reason.code();
-        }
-        // Until the consumer reports dead letters itself, the reason follows from what was heard.
-        if (key == null) {
-            return DeadLetterReason.MISSING_KEY.code();
-        } else if (outcome instanceof Outcome.Conflict) {
-            return DeadLetterReason.CONFLICT.code();
-        } else if (outcome instanceof Outcome.CrashLoop) {
-            return DeadLetterReason.CRASH_LOOP.code();
-        } else if (outcome instanceof Outcome.Failed<?> failed && failed.cause() instanceof StoreRejectedException) {
-            return DeadLetterReason.STORE_REJECTED.code();
-        } else if (outcome instanceof Outcome.Failed) {
-            return DeadLetterReason.MAX_ATTEMPTS.code();
-        }
-        return null;
-    }
-
-    private static long token(Outcome<?> outcome) {
-        if (outcome instanceof Outcome.Processed<?> processed) {
-            return processed.token();
-        } else if (outcome instanceof Outcome.LeaseLost<?> lost) {
-            return lost.lostLease().token();
-        }
-        return 0;
-    }
-
-    static String outcomeName(Outcome<?> outcome) {
-        // Java 17 has no pattern switch: the chain covers every permitted Outcome.
-        if (outcome instanceof Outcome.Processed) {
-            return "processed";
-        } else if (outcome instanceof Outcome.Duplicate) {
-            return "duplicate";
-        } else if (outcome instanceof Outcome.Busy) {
-            return "busy";
-        } else if (outcome instanceof Outcome.Conflict) {
-            return "conflict";
-        } else if (outcome instanceof Outcome.Failed) {
-            return "failed";
-        } else if (outcome instanceof Outcome.CrashLoop) {
-            return "crash-loop";
-        }
-        return "lease-lost";
-    }
-
-    static String code(ConsumerAction action) {
-        return action.name().toLowerCase(Locale.ROOT).replace('_', '-');
-    }
-
-    private static String millis(long nanos) {
-        return String.format(Locale.ROOT, "%.3f", nanos / 1e6);
-    }
-
     private static boolean alwaysLogged(ConsumerAction action) {
         return action == ConsumerAction.DEAD_LETTERED || action == ConsumerAction.RETRIED_LEASE_LOST;
-    }
-
-    private record Heard(Outcome<?> outcome, long storeNanos) {
-    }
-
-    private record DeadLetter(DeadLetterReason reason, Throwable cause, String detail) {
-    }
-
-    private record Retried(int nextAttempt, Duration delay, Throwable cause) {
-    }
-
-    /**
-     * What one consumer thread heard about the deliveries in its hands. The store calls since the last outcome
-     * belong to the outcomes that follow them: one execution's claim and completion, or a whole batch's.
-     */
-    private static final class Trail {
-        final Map<Delivery, Integer> attempts = new IdentityHashMap<>();
-        final Map<Delivery, DeadLetter> deadLetters = new IdentityHashMap<>();
-        final Map<Delivery, Retried> retries = new IdentityHashMap<>();
-        final Map<IdempotencyKey, Heard> outcomes = new HashMap<>();
-        final Map<IdempotencyKey, Duration> handlerTimes = new HashMap<>();
-        long storeNanos;
-        boolean outcomesSinceStoreCall;
-
-        void storeCall(Duration elapsed) {
-            if (outcomesSinceStoreCall) {
-                storeNanos = 0;
-                outcomesSinceStoreCall = false;
-            }
-            storeNanos += elapsed.toNanos();
-        }
-
-        void outcome(Outcome<?> outcome) {
-            outcomesSinceStoreCall = true;
-            outcomes.put(outcome.key(), new Heard(outcome, storeNanos));
-            bound(outcomes);
-        }
-
-        /** An executor used without a consumer (or the reverse) leaves entries behind: forget them in bulk. */
-        void bound(Map<?, ?> map) {
-            if (map.size() > MAX_REMEMBERED) {
-                map.clear();
-            }
-        }
     }
 
     /** Builds {@link ProcessingLog}; every setting has a default unless its factory takes it. */
