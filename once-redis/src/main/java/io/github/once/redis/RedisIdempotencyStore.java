@@ -9,15 +9,15 @@ import io.github.once.redis.internal.LuaScript;
 import io.github.once.redis.internal.RedisConnections;
 import io.github.once.redis.internal.RedisStoreInspector;
 import io.github.once.redis.internal.Replies;
+import io.github.once.redis.internal.ScriptArgs;
 import io.github.once.redis.internal.ScriptCalls;
+import io.github.once.redis.internal.ScriptLoading;
 import io.github.once.spi.ClaimRequest;
 import io.github.once.spi.ClaimResult;
 import io.github.once.spi.Completion;
 import io.github.once.spi.IdempotencyStore;
 import io.github.once.spi.Lease;
 import io.github.once.spi.StoreInspector;
-import io.lettuce.core.RedisCommandExecutionException;
-import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.ScriptOutputType;
 import io.lettuce.core.SslOptions;
@@ -29,21 +29,9 @@ import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.Arrays;
 import java.util.List;
 import java.util.Objects;
 import java.util.Optional;
-import java.util.concurrent.CompletableFuture;
-import java.util.concurrent.CompletionException;
-import java.util.concurrent.CompletionStage;
-import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
-import java.util.function.Function;
-import java.util.function.Supplier;
-
-import org.slf4j.Logger;
-import org.slf4j.LoggerFactory;
 
 /**
  * Records in Redis, one hash per record, over Lettuce. Each of claim, complete, release, renew and find is one
@@ -72,16 +60,6 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     /** The default time to wait for Redis before raising {@link io.github.once.StoreUnavailableException}. */
     public static final Duration DEFAULT_TIMEOUT = Duration.ofSeconds(2);
 
-    /** Keys per batch script call: bounds how long one call keeps Redis from serving other clients. */
-
-    private static final Logger log = LoggerFactory.getLogger(RedisIdempotencyStore.class);
-    // Longer durations are clamped: Redis keeps milliseconds and the scripts do their arithmetic in doubles.
-    private static final long MAX_MILLIS = Duration.ofDays(365L * 100).toMillis();
-    private static final byte[] NO_FINGERPRINT = {'-'};
-    private static final byte[] WITH_RESULT = {'1'};
-    private static final byte[] WITHOUT_RESULT = {'0'};
-    private static final byte[] EMPTY = {};
-
     private final RedisConnections connections;
     private final ScriptCalls calls;
     private final KeyLayout keys;
@@ -100,7 +78,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
     private ClaimResult claimOne(ClaimRequest request) {
         byte[] key = keys.key(request.key());
-        byte[][] args = claimArgs(request);
+        byte[][] args = ScriptArgs.claim(request);
         List<Object> reply = calls.call(LuaScript.CLAIM, ScriptOutputType.MULTI, key, args);
         return Replies.claim(request.key(), reply);
     }
@@ -116,7 +94,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
             return requests.isEmpty() ? List.of() : List.of(claimOne(requests.get(0)));
         }
         return claimResults(requests, onEachKey(LuaScript.CLAIM, LuaScript.CLAIM_ALL, ScriptOutputType.MULTI,
-                Calls.claims(keys, requests)));
+                ScriptArgs.Calls.claims(keys, requests)));
     }
 
     private static List<ClaimResult> claimResults(List<ClaimRequest> requests, List<Object> replies) {
@@ -130,7 +108,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
     private boolean completeOne(Lease lease, byte[] result, Duration retention) {
         requirePositive(retention, "retention");
         return Replies.done(calls.call(LuaScript.COMPLETE, ScriptOutputType.INTEGER, keys.key(lease.key()),
-                completeArgs(lease, result, retention)));
+                ScriptArgs.complete(lease, result, retention)));
     }
 
     /** One script call per chunk on a single Redis, one pipelined call per key on a cluster, as {@link #claim}. */
@@ -141,7 +119,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
                     completions.get(0).result(), completions.get(0).retention()));
         }
         return completionResults(onEachKey(LuaScript.COMPLETE, LuaScript.COMPLETE_ALL, ScriptOutputType.INTEGER,
-                Calls.completions(keys, completions)));
+                ScriptArgs.Calls.completions(keys, completions)));
     }
 
     private static List<Boolean> completionResults(List<Object> replies) {
@@ -152,39 +130,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         return done;
     }
 
-    /** The keys and the arguments of one script call per key, in the order of the batch. */
-    private record Calls(byte[][] keyNames, byte[][][] args) {
-        private static final byte[][] NO_ARGS = new byte[0][];
-
-        /** One call per item, in order: its key's Redis key and its arguments. */
-        static <T> Calls of(KeyLayout keys, List<T> items, Function<T, IdempotencyKey> key,
-                            Function<T, byte[][]> args) {
-            int n = items.size();
-            Calls calls = new Calls(new byte[n][], new byte[n][][]);
-            for (int i = 0; i < n; i++) {
-                T item = items.get(i);
-                calls.keyNames[i] = keys.key(Objects.requireNonNull(key.apply(item), "key"));
-                calls.args[i] = args.apply(item);
-            }
-            return calls;
-        }
-
-        static Calls claims(KeyLayout keys, List<ClaimRequest> requests) {
-            return of(keys, requests, ClaimRequest::key, RedisIdempotencyStore::claimArgs);
-        }
-
-        static Calls finds(KeyLayout keys, List<IdempotencyKey> keysToFind) {
-            return of(keys, keysToFind, key -> key, key -> NO_ARGS);
-        }
-
-        static Calls completions(KeyLayout keys, List<Completion> completions) {
-            return of(keys, completions, completion -> completion.lease().key(),
-                    completion -> completeArgs(completion.lease(), completion.result(), completion.retention()));
-        }
-    }
-
-    private List<Object> onEachKey(LuaScript single, LuaScript batch, ScriptOutputType type, Calls calls) {
-        return this.calls.onEachKey(single, batch, type, calls.keyNames, calls.args);
+    private List<Object> onEachKey(LuaScript single, LuaScript batch, ScriptOutputType type, ScriptArgs.Calls calls) {
+        return this.calls.onEachKey(single, batch, type, calls.keyNames(), calls.args());
     }
 
     /** Operators' view of this store's records (counts and listings SCAN the key prefix). */
@@ -198,22 +145,17 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         }
     }
 
-    private static byte[][] completeArgs(Lease lease, byte[] result, Duration retention) {
-        return new byte[][] {token(lease), millis(retention), result == null ? WITHOUT_RESULT : WITH_RESULT,
-                result == null ? EMPTY : result};
-    }
-
     @Override
     public boolean release(Lease lease) {
         return Replies.done(calls.call(LuaScript.RELEASE, ScriptOutputType.INTEGER, keys.key(lease.key()),
-                token(lease)));
+                ScriptArgs.token(lease)));
     }
 
     @Override
     public Optional<Lease> renew(Lease lease, Duration leaseDuration) {
         requirePositive(leaseDuration, "leaseDuration");
-        Long until = calls.call(LuaScript.RENEW, ScriptOutputType.INTEGER, keys.key(lease.key()), token(lease),
-                millis(leaseDuration));
+        Long until = calls.call(LuaScript.RENEW, ScriptOutputType.INTEGER, keys.key(lease.key()),
+                ScriptArgs.token(lease), ScriptArgs.millis(leaseDuration));
         return until == null || until <= 0 ? Optional.empty()
                 : Optional.of(new Lease(lease.key(), lease.token(), Instant.ofEpochMilli(until)));
     }
@@ -234,8 +176,8 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
             return List.of(findOne(keysToFind.get(0)));
         }
         // As claims: one script call per chunk on a single Redis, one call per key (pipelined) on a cluster.
-        Calls calls = Calls.finds(keys, keysToFind);
-        return calls.keyNames.length == 0 ? List.of() : records(keysToFind,
+        ScriptArgs.Calls calls = ScriptArgs.Calls.finds(keys, keysToFind);
+        return calls.keyNames().length == 0 ? List.of() : records(keysToFind,
                 onEachKey(LuaScript.FIND, LuaScript.FIND_ALL, ScriptOutputType.MULTI, calls));
     }
 
@@ -272,32 +214,6 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         return "RedisIdempotencyStore[" + connections + ", keyPrefix='" + keys.prefix() + "', timeout=" + timeout + "]";
     }
 
-    private static byte[][] claimArgs(ClaimRequest request) {
-        String fingerprint = request.fingerprint();
-        return new byte[][] {
-                fingerprint == null ? NO_FINGERPRINT : ("+" + fingerprint).getBytes(StandardCharsets.UTF_8),
-                millis(request.leaseDuration()),
-                millis(request.retention())};
-    }
-
-    private static byte[] token(Lease lease) {
-        return ascii(lease.token());
-    }
-
-    private static byte[] millis(Duration duration) {
-        long millis;
-        try {
-            millis = duration.toMillis();
-        } catch (ArithmeticException tooLong) {
-            millis = MAX_MILLIS;
-        }
-        return ascii(Math.min(MAX_MILLIS, Math.max(1, millis)));
-    }
-
-    private static byte[] ascii(long value) {
-        return Long.toString(value).getBytes(StandardCharsets.US_ASCII);
-    }
-
     /**
      * Checks that Redis answers and that every script of this store loads ({@code SCRIPT LOAD}).
      *
@@ -308,51 +224,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
      */
     @Override
     public void verify() {
-        for (LuaScript script : LuaScript.ALL) {
-            try {
-                connections.commands().scriptLoad(script.body()).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                throw new StoreUnavailableException("interrupted while checking " + connections, e);
-            } catch (ExecutionException e) {
-                throw refused(script, e.getCause() == null ? e : e.getCause());
-            } catch (TimeoutException e) {
-                throw new StoreUnavailableException(connections + " did not answer within " + timeout
-                        + ": check that Redis runs there and that uri(...) names it", e);
-            } catch (RuntimeException e) {
-                throw refused(script, e);
-            }
-        }
-    }
-
-    private RuntimeException refused(LuaScript script, Throwable cause) {
-        String text = String.valueOf(cause.getMessage());
-        if (cause instanceof RedisCommandExecutionException) {
-            String fix = text.startsWith("NOPERM") ? "grant the Redis user +script|load, +evalsha and +eval on the"
-                    + " key prefix '" + keys.prefix() + "' (ACL SETUSER)"
-                    : text.startsWith("NOAUTH") || text.startsWith("WRONGPASS") ? "check the credentials in uri(...)"
-                    + " or credentials(...)" : "check that this Redis allows Lua scripts";
-            return new StoreMisconfiguredException(connections + " refused to load the " + script + " (" + text
-                    + "): " + fix, cause);
-        }
-        return new StoreUnavailableException(connections + " cannot be reached (" + cause
-                + "): check that Redis runs there and that uri(...) names it", cause);
-    }
-
-    /** Loads the scripts ahead of the first call, so the first calls need no NOSCRIPT retry. Best effort. */
-    private void preloadScripts() {
-        for (LuaScript script : LuaScript.ALL) {
-            try {
-                connections.commands().scriptLoad(script.body()).get(timeout.toMillis(), TimeUnit.MILLISECONDS);
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-                return;
-            } catch (Exception e) {
-                // EVALSHA falls back to EVAL, which caches the script where it runs.
-                log.debug("Could not preload {} into Redis; it loads on first use", script, e);
-                return;
-            }
-        }
+        ScriptLoading.verify(connections, keys.prefix(), timeout);
     }
 
     /**
@@ -496,7 +368,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
                         + "clusterConnection");
             }
             RedisIdempotencyStore store = new RedisIdempotencyStore(connections, layout, timeout);
-            store.preloadScripts();
+            ScriptLoading.preload(store.connections, store.timeout);
             return store;
         }
 
