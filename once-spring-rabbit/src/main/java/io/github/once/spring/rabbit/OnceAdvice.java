@@ -14,10 +14,9 @@ import io.github.once.rabbitmq.ConsumerConfig;
 import io.github.once.rabbitmq.ConsumerListener;
 import io.github.once.rabbitmq.container.ContainerPolicy;
 import io.github.once.rabbitmq.container.Disposition;
-import io.github.once.spi.ClaimRequest;
-import io.github.once.spi.ClaimResult;
 import io.github.once.spi.IdempotencyStore;
 import io.github.once.spi.TransactionalStore;
+import io.github.once.spring.rabbit.internal.BatchCall;
 import io.github.once.spring.rabbit.internal.ClaimWatchingStore;
 import io.github.once.spring.rabbit.internal.ContainerPause;
 import io.github.once.spring.rabbit.internal.MoveSender;
@@ -29,11 +28,9 @@ import io.github.once.spring.rabbit.internal.StoredReply;
 
 import java.util.ArrayList;
 import java.util.Collection;
-import java.util.HashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
-import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BiFunction;
 import java.util.function.Function;
@@ -51,7 +48,6 @@ import org.springframework.amqp.core.Message;
 import org.springframework.amqp.rabbit.connection.AbstractConnectionFactory;
 import org.springframework.amqp.rabbit.connection.ConnectionFactory;
 import org.springframework.amqp.rabbit.listener.AbstractMessageListenerContainer;
-import org.springframework.amqp.rabbit.support.ListenerExecutionFailedException;
 import org.springframework.transaction.PlatformTransactionManager;
 
 /**
@@ -181,7 +177,7 @@ public final class OnceAdvice implements MethodInterceptor, AutoCloseable {
             ReplyCapture capture = ReplyCapture.forReplyTo(message.getMessageProperties().getReplyTo());
             Task<byte[]> task = new Task<>(admitted.key(), message.getBody(), ResultCodec.bytes(), ctx -> {
                 invocation.getArguments()[0] = capture.wrap(channel);
-                OnceContext.runWith(ctx, () -> proceed(invocation)); // the listener's OnceContext.current()
+                OnceContext.runWith(ctx, () -> BatchCall.proceed(invocation)); // the listener's OnceContext.current()
                 return capture.encoded();
             });
             Outcome<byte[]> outcome;
@@ -258,76 +254,6 @@ public final class OnceAdvice implements MethodInterceptor, AutoCloseable {
         return null;
     }
 
-    /** One call of a batch listener, with the messages whose keys were acquired. */
-    private static final class BatchCall {
-        private final MethodInvocation invocation;
-        private final List<Message> messages = new ArrayList<>();
-        private final List<IdempotencyKey> keys = new ArrayList<>();
-        private List<Integer> acquired;
-        private boolean called;
-        private Exception failure;
-
-        BatchCall(MethodInvocation invocation) {
-            this.invocation = invocation;
-        }
-
-        void add(Message message, IdempotencyKey key) {
-            messages.add(message);
-            keys.add(key);
-        }
-
-        /**
-         * The batch claim's answers: the first message of each acquired key goes to the listener. Only the first
-         * claim call counts: a key repeated in the batch is claimed again later, after the listener ran.
-         */
-        void claimed(List<ClaimRequest> requests, List<ClaimResult> results) {
-            if (acquired != null) {
-                return;
-            }
-            Set<IdempotencyKey> won = new HashSet<>();
-            for (int i = 0; i < requests.size(); i++) {
-                if (results.get(i) instanceof ClaimResult.Acquired) {
-                    won.add(requests.get(i).key());
-                }
-            }
-            List<Integer> indexes = new ArrayList<>();
-            Set<IdempotencyKey> seen = new HashSet<>();
-            for (int i = 0; i < keys.size(); i++) {
-                if (seen.add(keys.get(i)) && won.contains(keys.get(i))) {
-                    indexes.add(i);
-                }
-            }
-            acquired = indexes;
-        }
-
-        /** The handler of task {@code index}: the first one to run calls the listener for all. */
-        byte[] runFor(int index) throws Exception {
-            if (!called) {
-                called = true;
-                // One keyed message is claimed alone, without a batch claim.
-                failure = invokeWith(acquired != null ? acquired : List.of(index));
-            }
-            if (failure != null) {
-                throw failure;
-            }
-            return null;
-        }
-
-        Exception invokeWith(List<Integer> indexes) {
-            List<Message> chosen = new ArrayList<>(indexes.size());
-            for (int i : indexes) {
-                chosen.add(messages.get(i));
-            }
-            invocation.getArguments()[1] = chosen;
-            try {
-                proceed(invocation);
-                return null;
-            } catch (Exception e) {
-                return e;
-            }
-        }
-    }
-
     // ---- carrying out a decision
 
     /**
@@ -375,23 +301,6 @@ public final class OnceAdvice implements MethodInterceptor, AutoCloseable {
         if (shared.pause.isPaused(queue)) {
             deliveries.forEach(events::bounced);
             throw new ImmediateRequeueAmqpException("Once: the store is unreachable; the message goes back");
-        }
-    }
-
-    /** Runs the listener; its exception, unwrapped from Spring's, is the handler's failure. */
-    static void proceed(MethodInvocation invocation) throws Exception {
-        try {
-            invocation.proceed();
-        } catch (ListenerExecutionFailedException e) {
-            Throwable cause = e.getCause() != null ? e.getCause() : e;
-            while (cause instanceof org.springframework.messaging.MessagingException && cause.getCause() != null) {
-                cause = cause.getCause();
-            }
-            throw cause instanceof Exception ex ? ex : e;
-        } catch (Exception | Error e) {
-            throw e;
-        } catch (Throwable t) {
-            throw new IllegalStateException(t);
         }
     }
 
