@@ -8,12 +8,17 @@ import java.lang.reflect.Constructor;
 import java.lang.reflect.Field;
 import java.lang.reflect.Method;
 import java.lang.reflect.Modifier;
+import java.lang.reflect.ParameterizedType;
 import java.lang.reflect.Type;
+import java.lang.reflect.TypeVariable;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
+import java.util.HashMap;
 import java.util.List;
+import java.util.Map;
+import java.util.regex.Matcher;
 import java.util.stream.Collectors;
 import java.util.stream.Stream;
 
@@ -159,7 +164,7 @@ class ApiRecordTest {
         }
         StringBuilder h = new StringBuilder(Modifier.toString(modifiers)).append(' ').append(kind).append(' ')
                 .append(type.getName());
-        Type superclass = type.getGenericSuperclass();
+        Type superclass = publicSuperclass(type);
         if (superclass != null && superclass != Object.class && !type.isEnum() && !type.isRecord()) {
             h.append(" extends ").append(superclass.getTypeName());
         }
@@ -175,6 +180,10 @@ class ApiRecordTest {
         return h.toString();
     }
 
+    /**
+     * The type's public and protected members, with those it inherits from superclasses that are not public
+     * themselves (a package-private base class): users see them as the type's own, and so does the record.
+     */
     private static List<String> members(Class<?> type) {
         List<String> members = new ArrayList<>();
         for (Constructor<?> c : type.getDeclaredConstructors()) {
@@ -182,18 +191,51 @@ class ApiRecordTest {
                 members.add(c.toGenericString());
             }
         }
-        for (Method m : type.getDeclaredMethods()) {
-            if (api(m.getModifiers()) && !m.isSynthetic() && !m.isBridge()) {
-                members.add(m.toGenericString());
+        Map<String, String> typeArguments = new HashMap<>();
+        for (Class<?> c = type; c != null && (c == type || !Modifier.isPublic(c.getModifiers()));
+             c = c.getSuperclass()) {
+            String declaredIn = c.getName() + ".";
+            for (Method m : c.getDeclaredMethods()) {
+                if (api(m.getModifiers()) && !m.isSynthetic() && !m.isBridge()) {
+                    members.add(inherited(m.toGenericString(), declaredIn, type, typeArguments));
+                }
             }
-        }
-        for (Field f : type.getDeclaredFields()) {
-            if (api(f.getModifiers()) && !f.isSynthetic()) {
-                members.add(f.toGenericString());
+            for (Field f : c.getDeclaredFields()) {
+                if (api(f.getModifiers()) && !f.isSynthetic()) {
+                    members.add(inherited(f.toGenericString(), declaredIn, type, typeArguments));
+                }
+            }
+            if (c.getGenericSuperclass() instanceof ParameterizedType p) {
+                TypeVariable<?>[] names = ((Class<?>) p.getRawType()).getTypeParameters();
+                for (int i = 0; i < names.length; i++) {
+                    typeArguments.put(names[i].getName(), p.getActualTypeArguments()[i].getTypeName());
+                }
             }
         }
         members.sort(null);
         return members;
+    }
+
+    /** A member as the type that inherits it shows it: named after that type, its type variables filled in. */
+    private static String inherited(String member, String declaredIn, Class<?> type, Map<String, String> arguments) {
+        String shown = member.replace(declaredIn, type.getName() + ".");
+        for (Map.Entry<String, String> a : arguments.entrySet()) {
+            shown = shown.replaceAll("\\b" + a.getKey() + "\\b", Matcher.quoteReplacement(a.getValue()));
+        }
+        return shown;
+    }
+
+    /** The nearest public superclass: a package-private base class is not part of the API. */
+    private static Type publicSuperclass(Class<?> type) {
+        Type superclass = type.getGenericSuperclass();
+        while (superclass != null && !Modifier.isPublic(raw(superclass).getModifiers())) {
+            superclass = raw(superclass).getGenericSuperclass();
+        }
+        return superclass;
+    }
+
+    private static Class<?> raw(Type type) {
+        return type instanceof ParameterizedType p ? (Class<?>) p.getRawType() : (Class<?>) type;
     }
 
     private static boolean api(int modifiers) {
