@@ -10,20 +10,16 @@ import io.github.once.outbox.internal.OutboxTable;
 import io.github.once.outbox.internal.PgNotifications;
 import io.github.once.outbox.internal.PublishOutcome;
 import io.github.once.outbox.internal.RetrySchedule;
+import io.github.once.outbox.internal.RowPublisher;
 import io.github.once.outbox.internal.TableHandle;
 import io.github.once.outbox.internal.WakeSignal;
 import io.github.once.outbox.internal.Waves;
-import io.github.once.rabbitmq.OncePublisher;
-import io.github.once.rabbitmq.OutboundMessage;
-import io.github.once.rabbitmq.PublishException;
-import io.github.once.rabbitmq.RejectedMessageException;
 
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Objects;
-import java.util.Optional;
 import java.util.Set;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicLong;
@@ -69,8 +65,7 @@ public final class OutboxRelay implements AutoCloseable {
     private final boolean deleteSent;
     private final Wakeup wakeup;
     private final OutboxListener listener;
-    private final Connection connection;
-    private final OncePublisher publisher;
+    private final RowPublisher publisher;
     private final WakeSignal wake = new WakeSignal();
     private final AtomicLong claims = new AtomicLong();
     private final TableHandle table;
@@ -93,8 +88,7 @@ public final class OutboxRelay implements AutoCloseable {
         this.deleteSent = b.deleteSent;
         this.wakeup = b.wakeup;
         this.listener = b.listener;
-        this.connection = b.connection;
-        this.publisher = OncePublisher.builder(b.connection).confirmTimeout(b.confirmTimeout).build();
+        this.publisher = new RowPublisher(b.connection, b.confirmTimeout);
     }
 
     /**
@@ -195,7 +189,7 @@ public final class OutboxRelay implements AutoCloseable {
      */
     public RoundResult runOnce() {
         OutboxTable t = table();
-        if (!connection.isOpen()) {
+        if (!publisher.brokerReachable()) {
             log.debug("Outbox relay {} skips a round: its broker connection is down (recovering or closed)", name);
             return RoundResult.EMPTY;
         }
@@ -221,7 +215,7 @@ public final class OutboxRelay implements AutoCloseable {
                     sending.add(row);
                 }
             }
-            List<PublishOutcome> outcomes = publish(sending);
+            List<PublishOutcome> outcomes = publisher.publish(sending);
             Duration sinceClaim = Duration.ofNanos(System.nanoTime() - claimedAt);
             for (int i = 0; i < sending.size(); i++) {
                 ClaimedRow row = sending.get(i);
@@ -257,25 +251,6 @@ public final class OutboxRelay implements AutoCloseable {
         }
         return new RoundResult(batch.size(), settled.sent().size(), settled.retried().size(),
                 settled.parked().size(), unconfirmed, heldBack);
-    }
-
-    /** One try of each row: the publisher's channel is mandatory and confirmed; the relay keeps the retry state. */
-    private List<PublishOutcome> publish(List<ClaimedRow> rows) {
-        if (rows.isEmpty()) {
-            return List.of();
-        }
-        List<OutboundMessage> messages = new ArrayList<>(rows.size());
-        for (ClaimedRow row : rows) {
-            messages.add(new OutboundMessage(row.exchange(), row.routingKey(), row.properties(), row.body())
-                    .withMessageId(row.messageId()));
-        }
-        List<PublishOutcome> outcomes = new ArrayList<>(rows.size());
-        for (Optional<PublishException> failure : publisher.tryPublishAll(messages)) {
-            outcomes.add(failure.isEmpty() ? new PublishOutcome.Confirmed()
-                    : failure.get() instanceof RejectedMessageException r ? new PublishOutcome.Rejected(r.reason())
-                    : new PublishOutcome.Unknown(failure.get().getMessage()));
-        }
-        return outcomes;
     }
 
     private void report(OutboxTable.Settled settled, List<OutboxTable.Settlement> settlements,
