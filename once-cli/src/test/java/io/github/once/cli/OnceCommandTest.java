@@ -1,5 +1,8 @@
 package io.github.once.cli;
 
+import java.util.ArrayList;
+import java.util.List;
+
 import static org.assertj.core.api.Assertions.assertThat;
 
 import org.junit.jupiter.api.Test;
@@ -29,10 +32,15 @@ class OnceCommandTest {
 
     @Test
     void eachCommandHasHelp() {
-        for (String command : new String[] {"demo", "inspect", "stats", "purge", "dlq"}) {
-            Cli run = Cli.run(command, "--help");
+        for (String command : new String[] {"demo", "inspect", "stats", "purge", "dlq", "dlq list", "dlq move"}) {
+            List<String> args = new ArrayList<>(List.of(command.split(" ")));
+            args.add("--help");
+            Cli run = Cli.run(args.toArray(new String[0]));
             assertThat(run.exitCode()).as(command).isZero();
             assertThat(run.out()).as(command).startsWith("Usage: once " + command);
         }
+        assertThat(Cli.run("dlq", "list", "--help").out())
+                .contains("--amqp-uri=URI", "(default amqp://guest:guest@127.0.0.1:5672,");
+        assertThat(Cli.run("purge", "--help").out()).contains("--all-records", "--yes");
     }
 }

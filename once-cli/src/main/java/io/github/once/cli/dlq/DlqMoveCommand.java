@@ -1,6 +1,7 @@
 package io.github.once.cli.dlq;
 
 import io.github.once.cli.ExitCodes;
+import io.github.once.cli.ops.Human;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -43,7 +44,7 @@ public final class DlqMoveCommand extends DlqSubcommand {
         if (options.json) {
             out.println(DlqText.json(dlq.deadLetterQueue(), moved, dlq.remaining(), missing));
         } else {
-            out.println("moved " + moved.size() + " dead letters from " + dlq.deadLetterQueue() + " to "
+            out.println("moved " + Human.count(moved.size(), "dead letter") + " from " + dlq.deadLetterQueue() + " to "
                     + options.queue + " on " + dlq.where());
             for (int i = 0; i < moved.size(); i++) {
                 DlqText.print(out, i + 1, moved.get(i));

@@ -10,8 +10,8 @@ public final class DlqOptions {
             description = "The work queue; its dead-letter queue is QUEUE.once.dlq.")
     String queue;
 
-    @Option(names = "--amqp-uri", paramLabel = "URI", required = true,
-            description = "The broker, e.g. amqp://guest:guest@127.0.0.1:5672/%%2F")
+    @Option(names = "--amqp-uri", paramLabel = "URI", defaultValue = "amqp://guest:guest@127.0.0.1:5672",
+            description = "The broker (default ${DEFAULT-VALUE}, RabbitMQ on this machine).")
     String amqpUri;
 
     @Option(names = "--max", paramLabel = "N", defaultValue = "100",

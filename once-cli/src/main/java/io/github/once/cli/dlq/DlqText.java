@@ -19,6 +19,9 @@ final class DlqText {
         out.println(n + ". message id  " + orNone(letter.messageId()));
         out.println("   reason      " + orNone(letter.reason()) + "  (attempts " + orNone(letter.header(
                 OnceHeaders.ATTEMPTS)) + ", from queue " + orNone(letter.header(OnceHeaders.QUEUE)) + ")");
+        if (letter.header(OnceHeaders.DETAIL) != null) {
+            out.println("   detail      " + letter.header(OnceHeaders.DETAIL));
+        }
         if (letter.header(OnceHeaders.ERROR) != null) {
             out.println("   error       " + letter.header(OnceHeaders.ERROR));
         }
@@ -35,6 +38,7 @@ final class DlqText {
         for (DeadLetter l : letters) {
             String text = text(l.body());
             list.add("{\"messageId\":" + nullable(l.messageId()) + ",\"reason\":" + nullable(l.reason())
+                    + ",\"detail\":" + nullable(l.header(OnceHeaders.DETAIL))
                     + ",\"attempts\":" + nullable(l.header(OnceHeaders.ATTEMPTS))
                     + ",\"error\":" + nullable(l.header(OnceHeaders.ERROR))
                     + ",\"queue\":" + nullable(l.header(OnceHeaders.QUEUE))

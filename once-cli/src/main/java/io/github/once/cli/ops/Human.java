@@ -2,9 +2,14 @@ package io.github.once.cli.ops;
 
 import java.time.Duration;
 
-/** Durations as people read them. */
-final class Human {
+/** Durations and counts as people read them. */
+public final class Human {
     private Human() {
+    }
+
+    /** {@code 1 dead letter}, {@code 2 dead letters}: the noun singular for one. */
+    public static String count(long n, String noun) {
+        return n + " " + noun + (n == 1 ? "" : "s");
     }
 
     static String duration(Duration d) {

@@ -28,10 +28,14 @@ import picocli.CommandLine;
 @Command(name = "inspect", mixinStandardHelpOptions = true,
         description = "Shows one record: its standing (in progress, released, lapsed or completed), claim time, "
                 + "fencing token, lease, expiry, fingerprint and result. "
-                + "Exit status 1 when there is no record (never claimed, or expired).")
+                + "Exit status 1 when there is no record (never claimed, expired, or claimed only in "
+                + "transactions that rolled back).")
 public final class InspectCommand implements Callable<Integer> {
 
     private static final int MAX_RESULT_SHOWN = 200;
+    /** Transactional mode writes the claim in the handler's transaction: an attempt that failed leaves nothing. */
+    static final String NO_RECORD = "never claimed, expired, or claimed only in transactions that rolled back:"
+            + " in transactional mode a failed attempt leaves no record";
 
     @Parameters(index = "0", paramLabel = "NAMESPACE", description = "The key's namespace (often the queue name).")
     String namespace;
@@ -62,7 +66,7 @@ public final class InspectCommand implements Callable<Integer> {
             if (json) {
                 out.println(found.map(Json::record).orElse("null"));
             } else if (found.isEmpty()) {
-                out.println("no record for " + key + " in " + s.describe() + " (never claimed, or expired)");
+                out.println("no record for " + key + " in " + s.describe() + " (" + NO_RECORD + ")");
             } else {
                 print(out, found.get(), s);
             }

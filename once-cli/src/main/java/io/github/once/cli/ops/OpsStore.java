@@ -137,6 +137,10 @@ final class OpsStore implements AutoCloseable {
         return call("purge failed on", () -> inspector.purgeExpired(namespace, maxRecords));
     }
 
+    int deleteNamespace(String namespace, int maxRecords) {
+        return call("reset failed on", () -> inspector.deleteNamespace(namespace, maxRecords));
+    }
+
     private <T> T call(String failing, Supplier<T> step) {
         try {
             return step.get();

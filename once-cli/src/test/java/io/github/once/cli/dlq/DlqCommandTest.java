@@ -43,9 +43,9 @@ class DlqCommandTest {
         channel.queueDeclare(queue, true, false, false, null);
         channel.queueDeclare(dlq, true, false, false, null);
         channel.confirmSelect();
-        deadLetter("m1", DeadLetterReason.MAX_ATTEMPTS, "java.lang.IllegalStateException: stock service down");
-        deadLetter("m2", DeadLetterReason.CONFLICT, null);
-        deadLetter("m3", DeadLetterReason.MAX_ATTEMPTS, "java.lang.RuntimeException: boom");
+        deadLetter("m1", DeadLetterReason.MAX_ATTEMPTS, "java.lang.IllegalStateException: stock service down", null);
+        deadLetter("m2", DeadLetterReason.CONFLICT, null, "another payload under this key");
+        deadLetter("m3", DeadLetterReason.MAX_ATTEMPTS, "java.lang.RuntimeException: boom", null);
         channel.waitForConfirmsOrDie(5_000);
     }
 
@@ -60,7 +60,7 @@ class DlqCommandTest {
     }
 
     /** A dead letter as the consumer writes one: the original message and Once's headers. */
-    private void deadLetter(String id, DeadLetterReason reason, String error) throws Exception {
+    private void deadLetter(String id, DeadLetterReason reason, String error, String detail) throws Exception {
         Map<String, Object> headers = new HashMap<>();
         headers.put(OnceHeaders.REASON, reason.code());
         headers.put(OnceHeaders.ATTEMPTS, 5);
@@ -71,6 +71,9 @@ class DlqCommandTest {
         headers.put("x-app", "kept");
         if (error != null) {
             headers.put(OnceHeaders.ERROR, error);
+        }
+        if (detail != null) {
+            headers.put(OnceHeaders.DETAIL, detail);
         }
         AMQP.BasicProperties props = new AMQP.BasicProperties.Builder().messageId(id).headers(headers)
                 .deliveryMode(2).build();
@@ -109,7 +112,8 @@ class DlqCommandTest {
         assertThat(run.out()).contains("3 dead letters in " + dlq,
                 "1. message id  m1", "reason      max-attempts  (attempts 5, from queue " + queue + ")",
                 "error       java.lang.IllegalStateException: stock service down",
-                "2. message id  m2", "reason      conflict", "3. message id  m3", "body        14 bytes: {\"order\":\"m3\"}");
+                "2. message id  m2", "reason      conflict", "detail      another payload under this key",
+                "3. message id  m3", "body        14 bytes: {\"order\":\"m3\"}");
         assertThat(run.out().indexOf("m1")).isLessThan(run.out().indexOf("m2"));
         assertThat(run.out().indexOf("m2")).isLessThan(run.out().indexOf("m3"));
 
@@ -117,8 +121,8 @@ class DlqCommandTest {
         assertThat(json).containsEntry("count", 2L).containsEntry("more", 1L);
         @SuppressWarnings("unchecked")
         List<Map<String, Object>> messages = (List<Map<String, Object>>) json.get("messages");
-        assertThat(messages).extracting(m -> m.get("messageId") + " " + m.get("reason"))
-                .containsExactly("m1 max-attempts", "m2 conflict");
+        assertThat(messages).extracting(m -> m.get("messageId") + " " + m.get("reason") + " " + m.get("detail"))
+                .containsExactly("m1 max-attempts null", "m2 conflict another payload under this key");
 
         awaitReady(dlq, 3);
         assertThat(ids(drain(dlq))).containsExactly("m1", "m2", "m3");
@@ -129,7 +133,7 @@ class DlqCommandTest {
     void moveBringsAChosenMessageBackToTheWorkQueueAndRemovesItFromTheDlq() throws Exception {
         Cli run = once("move", queue, "--message-id", "m2");
         assertThat(run.exitCode()).as(run.toString()).isZero();
-        assertThat(run.out()).contains("moved 1 dead letters from " + dlq + " to " + queue, "message id  m2");
+        assertThat(run.out()).contains("moved 1 dead letter from " + dlq + " to " + queue, "message id  m2");
 
         awaitReady(queue, 1);
         GetResponse moved = drain(queue).get(0);
@@ -158,7 +162,7 @@ class DlqCommandTest {
     void anUnknownMessageIdMovesNothingElseAndExitsOne() throws Exception {
         Cli run = once("move", queue, "--message-id", "nope", "--message-id", "m3");
         assertThat(run.exitCode()).as(run.toString()).isEqualTo(1);
-        assertThat(run.out()).contains("moved 1 dead letters", "not found among the first 100 dead letters: nope");
+        assertThat(run.out()).contains("moved 1 dead letter from", "not found among the first 100 dead letters: nope");
 
         awaitReady(queue, 1);
         assertThat(ids(drain(queue))).containsExactly("m3");
@@ -176,6 +180,14 @@ class DlqCommandTest {
         assertThat(run.err()).contains("no work queue '" + queue + "'", "nothing was taken from " + dlq);
         awaitReady(dlq, 3);
         assertThat(ids(drain(dlq))).containsExactly("m1", "m2", "m3");
+    }
+
+    @Test
+    void withoutAnAmqpUriTheBrokerOnThisMachineIsRead() throws Exception {
+        Cli run = Cli.run("dlq", "list", queue);
+        assertThat(run.exitCode()).as(run.toString()).isZero();
+        assertThat(run.out()).contains("3 dead letters in " + dlq + " on the broker at 127.0.0.1:5672");
+        awaitReady(dlq, 3);
     }
 
     @Test

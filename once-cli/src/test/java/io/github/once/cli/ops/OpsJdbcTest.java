@@ -88,9 +88,62 @@ class OpsJdbcTest {
             Cli others = Cli.run("stats", "--namespace", "refunds", "--jdbc-url", url, "--table", table);
             assertThat(others.out()).contains("expired backlog  1");
             Cli rest = Cli.run("purge", "--jdbc-url", url, "--table", table);
-            assertThat(rest.out()).contains("deleted 1 expired records from");
+            assertThat(rest.out()).contains("deleted 1 expired record from");
             assertThat(Cli.run("inspect", "orders", "done-1", "--jdbc-url", url, "--table", table).exitCode())
                     .isZero();
+        } finally {
+            try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement()) {
+                s.execute("DROP TABLE " + table);
+            }
+        }
+    }
+
+    @Test
+    void aNamespaceIsResetOnlyWhenConfirmedAndARolledBackKeyIsExplained() throws Exception {
+        String url = Services.POSTGRES;
+        String table = "once_cli_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+        JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(new UrlDataSource(url)).tableName(table)
+                .createTableIfMissing(true).build();
+        try {
+            try (Idempotency once = Idempotency.builder(store).build()) {
+                once.execute(IdempotencyKey.of("orders", "done-1"), "b".getBytes(), ResultCodec.utf8(), ctx -> "ok");
+                once.execute(IdempotencyKey.of("refunds", "r-1"), "b".getBytes(), ResultCodec.utf8(), ctx -> "ok");
+            }
+            assertThat(StoreCalls.claim(store, new ClaimRequest(IdempotencyKey.of("orders", "working-1"), null,
+                    Duration.ofMinutes(5), Duration.ofMinutes(10)))).isInstanceOf(ClaimResult.Acquired.class);
+            try (Idempotency tx = Idempotency.builder(store).transactional().build()) {
+                tx.execute(IdempotencyKey.of("orders", "rolled-back-1"), "b".getBytes(), ResultCodec.utf8(), ctx -> {
+                    throw new IllegalStateException("the handler fails, its transaction rolls back with the claim");
+                });
+            }
+
+            Cli rolledBack = Cli.run("inspect", "orders", "rolled-back-1", "--jdbc-url", url, "--table", table);
+            assertThat(rolledBack.exitCode()).isEqualTo(ExitCodes.ONCE_FAILED);
+            assertThat(rolledBack.out()).contains("no record for orders/rolled-back-1",
+                    "claimed only in transactions that rolled back");
+
+            Cli unconfirmed = Cli.run("purge", "--namespace", "orders", "--all-records", "--jdbc-url", url,
+                    "--table", table);
+            assertThat(unconfirmed.exitCode()).as(unconfirmed.toString()).isEqualTo(ExitCodes.USAGE);
+            assertThat(unconfirmed.err()).contains("add --yes");
+            Cli dry = Cli.run("purge", "--namespace", "orders", "--all-records", "--dry-run", "--jdbc-url", url,
+                    "--table", table);
+            assertThat(dry.out()).contains("would delete 2 records of namespace orders, all of them (a reset)");
+            assertThat(Cli.run("inspect", "orders", "done-1", "--jdbc-url", url, "--table", table).exitCode())
+                    .isZero();
+
+            Cli reset = Cli.run("purge", "--namespace", "orders", "--all-records", "--yes", "--jdbc-url", url,
+                    "--table", table);
+            assertThat(reset.exitCode()).as(reset.toString()).isZero();
+            assertThat(reset.out()).contains("deleted 2 records of namespace orders, all of them (a reset)");
+            assertThat(Cli.run("inspect", "orders", "done-1", "--jdbc-url", url, "--table", table).exitCode())
+                    .isEqualTo(ExitCodes.ONCE_FAILED);
+            assertThat(Cli.run("inspect", "orders", "working-1", "--jdbc-url", url, "--table", table).exitCode())
+                    .isEqualTo(ExitCodes.ONCE_FAILED);
+            assertThat(Cli.run("inspect", "refunds", "r-1", "--jdbc-url", url, "--table", table).exitCode())
+                    .as("another namespace stays").isZero();
+            Cli one = Cli.run("purge", "--jdbc-url", url, "--table", table);
+            assertThat(one.out()).contains("deleted 0 expired records from");
         } finally {
             try (Connection c = DriverManager.getConnection(url); Statement s = c.createStatement()) {
                 s.execute("DROP TABLE " + table);
