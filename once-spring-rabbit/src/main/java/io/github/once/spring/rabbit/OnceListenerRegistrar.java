@@ -90,11 +90,20 @@ public final class OnceListenerRegistrar implements BeanPostProcessor, BeanFacto
     }
 
     private String resolve(String value) {
-        String resolved = beanFactory == null ? value : beanFactory.resolveEmbeddedValue(value);
+        String resolved = embedded(value);
         if (!StringUtils.hasText(resolved)) {
             throw new IllegalStateException("a @Once listener's queue must be named, but was '" + value + "'");
         }
         return resolved;
+    }
+
+    /** {@code ${...}} placeholders resolved, as {@code @RabbitListener} resolves its queue names. */
+    private String embedded(String value) {
+        if (beanFactory == null || value.isEmpty()) {
+            return value;
+        }
+        String resolved = beanFactory.resolveEmbeddedValue(value);
+        return resolved == null ? "" : resolved;
     }
 
     @Override
@@ -108,16 +117,19 @@ public final class OnceListenerRegistrar implements BeanPostProcessor, BeanFacto
 
     ConsumerConfig config(ConsumerConfig defaults, Once once) {
         ConsumerConfig.Builder b = ConsumerConfig.from(defaults);
-        if (StringUtils.hasText(once.namespace())) {
-            b.namespace(once.namespace());
+        String namespace = embedded(once.namespace());
+        if (StringUtils.hasText(namespace)) {
+            b.namespace(namespace);
         }
-        int keys = (once.key().isEmpty() ? 0 : 1) + (once.header().isEmpty() ? 0 : 1) + (once.field().isEmpty() ? 0 : 1);
+        String header = embedded(once.header());
+        String field = embedded(once.field());
+        int keys = (once.key().isEmpty() ? 0 : 1) + (header.isEmpty() ? 0 : 1) + (field.isEmpty() ? 0 : 1);
         if (keys > 1) {
             throw new IllegalStateException("@Once takes at most one of key, header and field, but had " + once);
         }
         KeyExtractor extractor = !once.key().isEmpty() ? MessageKeys.expression(once.key(), converter.get())
-                : !once.header().isEmpty() ? KeyExtractor.header(once.header())
-                : !once.field().isEmpty() ? MessageKeys.field(once.field(), converter.get())
+                : !header.isEmpty() ? KeyExtractor.header(header)
+                : !field.isEmpty() ? MessageKeys.field(field, converter.get())
                 : null;
         if (extractor != null) {
             b.keyExtractor(extractor);
