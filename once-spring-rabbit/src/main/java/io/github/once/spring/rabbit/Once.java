@@ -32,8 +32,10 @@ public @interface Once {
     String header() default "";
 
     /**
-     * The id is this field of the payload as the application's {@code MessageConverter} reads it (a JSON
-     * object's field with a JSON converter, a bean property of a typed payload).
+     * The id is this field of the message's JSON body, read from the raw bytes whatever {@code MessageConverter}
+     * the listener uses: a top-level name ({@code "order_id"}) or a JSON Pointer ({@code "/order/id"}), as
+     * once-rabbitmq's {@code KeyExtractor.jsonBody}. For a payload that is not JSON, use {@link #key()} with
+     * {@code payload.<property>}.
      */
     String field() default "";
 }

@@ -42,7 +42,7 @@ public final class OnceListenerRegistrar implements BeanPostProcessor, BeanFacto
     private final Map<String, Once> found = new LinkedHashMap<>();
     private ConfigurableBeanFactory beanFactory;
 
-    /** {@code converter} reads payloads for {@link Once#key()} and {@link Once#field()}. */
+    /** {@code converter} reads payloads for {@link Once#key()}. */
     public OnceListenerRegistrar(Supplier<OnceAdvice> advice, Supplier<MessageConverter> converter) {
         this.advice = Objects.requireNonNull(advice, "advice");
         this.converter = Objects.requireNonNull(converter, "converter");
@@ -129,7 +129,7 @@ public final class OnceListenerRegistrar implements BeanPostProcessor, BeanFacto
         }
         KeyExtractor extractor = !once.key().isEmpty() ? MessageKeys.expression(once.key(), converter.get())
                 : !header.isEmpty() ? KeyExtractor.header(header)
-                : !field.isEmpty() ? MessageKeys.field(field, converter.get())
+                : !field.isEmpty() ? KeyExtractor.jsonBody(field) // the raw body, whatever the converter
                 : null;
         if (extractor != null) {
             b.keyExtractor(extractor);

@@ -10,8 +10,6 @@ import java.util.Objects;
 
 import org.springframework.amqp.core.Message;
 import org.springframework.amqp.support.converter.MessageConverter;
-import org.springframework.amqp.support.converter.SimpleMessageConverter;
-import org.springframework.beans.BeanWrapperImpl;
 import org.springframework.expression.EvaluationContext;
 import org.springframework.expression.Expression;
 import org.springframework.expression.PropertyAccessor;
@@ -21,9 +19,9 @@ import org.springframework.expression.spel.support.DataBindingPropertyAccessor;
 import org.springframework.expression.spel.support.SimpleEvaluationContext;
 
 /**
- * Key extractors over Spring's view of a message, for {@code @RabbitListener} methods; they are
- * {@link KeyExtractor}s, so the once-rabbitmq ones ({@code messageId()}, {@code header(..)}, {@code jsonBody(..)})
- * combine with them through {@link KeyExtractor#orElse}.
+ * The key extractor of {@code @Once(key = ...)}: a SpEL expression over Spring's view of a message. It is a
+ * {@link KeyExtractor}, so the once-rabbitmq ones ({@code messageId()}, {@code header(..)}, {@code jsonBody(..)})
+ * combine with it through {@link KeyExtractor#orElse}.
  */
 public final class MessageKeys {
     private static final SpelExpressionParser PARSER = new SpelExpressionParser();
@@ -50,41 +48,6 @@ public final class MessageKeys {
             }
             return id(value, "expression " + expression);
         });
-    }
-
-    /**
-     * A field of the payload as {@code converter} reads it: a map's entry (a JSON object with a JSON converter)
-     * or a bean property of a typed payload.
-     */
-    public static KeyExtractor field(String name, MessageConverter converter) {
-        requireText(name, "field");
-        Objects.requireNonNull(converter, "converter");
-        return KeyExtractor.of(delivery -> {
-            Object payload;
-            try {
-                payload = converter.fromMessage(message(delivery));
-            } catch (RuntimeException e) {
-                return KeyExtractor.Lookup.missing("payload could not be converted: " + e.getMessage());
-            }
-            Object value;
-            if (payload instanceof Map<?, ?> map) {
-                value = map.get(name);
-            } else if (payload == null) {
-                return KeyExtractor.Lookup.missing("payload is null");
-            } else {
-                BeanWrapperImpl bean = new BeanWrapperImpl(payload);
-                if (!bean.isReadableProperty(name)) {
-                    return KeyExtractor.Lookup.missing("payload " + payload.getClass().getName() + " has no property " + name);
-                }
-                value = bean.getPropertyValue(name);
-            }
-            return id(value, "payload field " + name);
-        });
-    }
-
-    /** {@link #field(String, MessageConverter)} with Spring's default converter (text, serialized, bytes). */
-    public static KeyExtractor field(String name) {
-        return field(name, new SimpleMessageConverter());
     }
 
     private static KeyExtractor.Lookup id(Object value, String what) {
