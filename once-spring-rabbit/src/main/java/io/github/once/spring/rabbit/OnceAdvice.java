@@ -12,6 +12,7 @@ import io.github.once.Task;
 import io.github.once.rabbitmq.ConsumerAction;
 import io.github.once.rabbitmq.ConsumerConfig;
 import io.github.once.rabbitmq.ConsumerListener;
+import io.github.once.rabbitmq.ProcessingLog;
 import io.github.once.rabbitmq.container.ContainerPolicy;
 import io.github.once.rabbitmq.container.Disposition;
 import io.github.once.spi.IdempotencyStore;
@@ -95,6 +96,7 @@ public final class OnceAdvice implements MethodInterceptor, AutoCloseable {
     public void register(String queue, ConsumerConfig config) {
         shared.configs.put(Objects.requireNonNull(queue, "queue"), Objects.requireNonNull(config, "config"));
         shared.policies.remove(queue);
+        shared.events(queue).started(queue, shared.storeName, config);
     }
 
     /** The consumer settings every queue starts from. */
@@ -319,6 +321,7 @@ public final class OnceAdvice implements MethodInterceptor, AutoCloseable {
         final MoveSender moves;
         final ContainerPause pause;
         final BiFunction<String, IntSupplier, ConsumerListener> listeners;
+        final String storeName;
         final Map<String, ConsumerConfig> configs = new ConcurrentHashMap<>();
         final Map<String, ContainerPolicy> policies = new ConcurrentHashMap<>();
         final Map<String, QueueEvents> eventsByQueue = new ConcurrentHashMap<>();
@@ -326,9 +329,13 @@ public final class OnceAdvice implements MethodInterceptor, AutoCloseable {
 
         Shared(Builder b) {
             this.defaults = b.consumer;
+            // The processing log's executor side: outcomes, tokens and store times for the queues' lines (kept per
+            // listener thread, where both sides are called), and takeovers.
+            ProcessingLog executorLog = ProcessingLog.defaults();
             this.executor = Idempotency.builder(new ClaimWatchingStore(b.store)).config(b.idempotency)
-                    .listener(b.executorListener).build();
-            this.transactions = b.transactionManager == null ? null : SpringTransactionsFactory.create(b);
+                    .listener(executorLog).listener(b.executorListener).build();
+            this.storeName = String.valueOf(b.store);
+            this.transactions = b.transactionManager == null ? null : SpringTransactionsFactory.create(b, executorLog);
             this.moves = new MoveSender(rabbitFactory(b.connectionFactory), b.consumer);
             this.listeners = b.consumerListeners;
             this.pause = new ContainerPause(b.store, b.consumer.storeBackoff(), b.consumer.maxStoreBackoff(),
@@ -337,7 +344,8 @@ public final class OnceAdvice implements MethodInterceptor, AutoCloseable {
 
         /** The events of {@code queue}; its listener is made at the first event. */
         QueueEvents events(String queue) {
-            return eventsByQueue.computeIfAbsent(queue, q -> new QueueEvents(inFlight -> listeners.apply(q, inFlight)));
+            return eventsByQueue.computeIfAbsent(queue, q -> new QueueEvents(ProcessingLog.builder().queue(q).build(),
+                    inFlight -> listeners.apply(q, inFlight)));
         }
 
         private static com.rabbitmq.client.ConnectionFactory rabbitFactory(ConnectionFactory factory) {
@@ -417,13 +425,13 @@ public final class OnceAdvice implements MethodInterceptor, AutoCloseable {
 
     /** Keeps spring-jdbc off the class path of applications that do not use transactional mode. */
     private static final class SpringTransactionsFactory {
-        static SpringTransactions create(Builder b) {
+        static SpringTransactions create(Builder b, ProcessingLog executorLog) {
             if (!(b.store instanceof TransactionalStore transactional)) {
                 throw new IllegalArgumentException("transactional mode needs a store that runs transactions, such as"
                         + " once-jdbc's JdbcIdempotencyStore, but the store is " + b.store);
             }
-            Idempotency plain = Idempotency.builder(transactional).config(b.idempotency).listener(b.executorListener)
-                    .build();
+            Idempotency plain = Idempotency.builder(transactional).config(b.idempotency).listener(executorLog)
+                    .listener(b.executorListener).build();
             return new SpringTransactions(b.transactionManager, b.dataSource, transactional, plain);
         }
     }

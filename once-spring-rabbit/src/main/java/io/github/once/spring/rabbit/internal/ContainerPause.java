@@ -61,7 +61,8 @@ public final class ContainerPause implements AutoCloseable {
         if (!paused.add(queue)) {
             return;
         }
-        log.warn("Once: the store is unreachable ({}); stopping the listener containers of queue {} for {} ms",
+        // The queue's processing log says so (paused, reminders, resumed); this is the containers' side.
+        log.debug("Once: the store is unreachable ({}); stopping the listener containers of queue {} for {} ms",
                 cause.toString(), queue, initial.toMillis());
         events.apply(queue).paused(cause, initial);
         timer.execute(() -> {
@@ -81,7 +82,7 @@ public final class ContainerPause implements AutoCloseable {
             store.find(List.of(PROBE));
         } catch (RuntimeException e) {
             Duration next = waited.multipliedBy(2).compareTo(max) > 0 ? max : waited.multipliedBy(2);
-            log.info("Once: the store is still unreachable ({}); next try in {} ms", e.toString(), next.toMillis());
+            log.debug("Once: the store is still unreachable ({}); next try in {} ms", e.toString(), next.toMillis());
             events.apply(queue).paused(e, next);
             timer.schedule(() -> probe(queue, next), next.toMillis(), TimeUnit.MILLISECONDS);
             return;
@@ -94,7 +95,7 @@ public final class ContainerPause implements AutoCloseable {
                 log.warn("Once: starting the container of {} failed", queue, e);
             }
         }
-        log.info("Once: the store answers again; the listener containers of queue {} resumed", queue);
+        log.debug("Once: the store answers again; the listener containers of queue {} resumed", queue);
         events.apply(queue).resumed();
     }
 

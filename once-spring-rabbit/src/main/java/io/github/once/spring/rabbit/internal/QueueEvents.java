@@ -4,10 +4,12 @@ import com.rabbitmq.client.Delivery;
 
 import io.github.once.IdempotencyKey;
 import io.github.once.rabbitmq.ConsumerAction;
+import io.github.once.rabbitmq.ConsumerConfig;
 import io.github.once.rabbitmq.ConsumerListener;
 import io.github.once.rabbitmq.container.Disposition;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
 import java.util.function.IntSupplier;
@@ -16,9 +18,10 @@ import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
 /**
- * What the advice tells the consumer listener of one queue: the events {@code OnceConsumer} reports, in the same
- * order, and the count of deliveries in hand (taken, not yet settled). A throwing listener is logged and ignored,
- * as {@code OnceConsumer} does, so it can never change what happens to a message.
+ * What the advice tells the consumer listeners of one queue (its processing log, then the application's): the
+ * events {@code OnceConsumer} reports, in the same order, and the count of deliveries in hand (taken, not yet
+ * settled). A throwing listener is logged and ignored, as {@code OnceConsumer} does, so it can never change what
+ * happens to a message.
  */
 public final class QueueEvents {
     private static final Logger log = LoggerFactory.getLogger(QueueEvents.class);
@@ -26,12 +29,20 @@ public final class QueueEvents {
     private final AtomicInteger inHand = new AtomicInteger();
     /** Held here for as long as the advice lives: a gauge holds what it reads weakly. */
     private final IntSupplier inFlight = inHand::get;
-    private final ConsumerListener listener;
+    private final List<ConsumerListener> listeners;
 
-    /** {@code listener} makes the queue's listener, given the count of its deliveries in flight. */
-    public QueueEvents(Function<IntSupplier, ConsumerListener> listener) {
+    /**
+     * {@code log} first, then the listener {@code listener} makes for the queue, given the count of its deliveries
+     * in flight.
+     */
+    public QueueEvents(ConsumerListener log, Function<IntSupplier, ConsumerListener> listener) {
         ConsumerListener made = listener.apply(inFlight);
-        this.listener = made == null ? ConsumerListener.NONE : made;
+        this.listeners = made == null ? List.of(log) : List.of(log, made);
+    }
+
+    /** The queue's listener starts with these settings. */
+    public void started(String queue, String store, ConsumerConfig config) {
+        call("onStart", l -> l.onStart(queue, store, config));
     }
 
     /** Deliveries taken in hand and not yet settled. */
@@ -79,10 +90,12 @@ public final class QueueEvents {
     }
 
     private void call(String event, java.util.function.Consumer<ConsumerListener> call) {
-        try {
-            call.accept(listener);
-        } catch (RuntimeException e) {
-            log.warn("{} threw in {}; ignored", listener, event, e);
+        for (ConsumerListener listener : listeners) {
+            try {
+                call.accept(listener);
+            } catch (RuntimeException e) {
+                log.warn("{} threw in {}; ignored", listener, event, e);
+            }
         }
     }
 }
