@@ -407,5 +407,9 @@ abstract class ListenerScenariosContract extends ScenarioSupport {
         assertThat(batches.count()).isEqualTo(30);
         assertThat(batches.totalAmount()).isEqualTo(30);
         assertThat(inFlight(metered)).isZero();
+        // Store calls are counted under the listener's namespace (here the queue's name), not one label for all.
+        assertThat(meters.get("once.store.calls").tag("namespace", metered).tag("operation", "claim").timer().count())
+                .isPositive();
+        assertThat(meters.find("once.store.calls").tag("namespace", "spring-rabbit").timers()).isEmpty();
     }
 }

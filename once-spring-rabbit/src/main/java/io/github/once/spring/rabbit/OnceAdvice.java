@@ -104,11 +104,6 @@ public final class OnceAdvice implements MethodInterceptor, AutoCloseable {
         return shared.defaults;
     }
 
-    /** The executor listeners run with (outside transactional mode). */
-    public Idempotency executor() {
-        return shared.executor;
-    }
-
     /**
      * Deliveries of {@code queue} taken in hand by the advice and not yet settled (decided, and moved or given
      * back where the decision says so); the container acks after that.
@@ -158,7 +153,7 @@ public final class OnceAdvice implements MethodInterceptor, AutoCloseable {
             throw new ImmediateRequeueAmqpException("Once could not declare the retry queues of " + queue, e);
         }
         // One threshold for both crash-loop signals, the store's takeovers and a quorum queue's x-delivery-count.
-        return ContainerPolicy.of(queue, config, shared.executor.config().crashLoopAfter());
+        return ContainerPolicy.of(queue, config, shared.idempotency.crashLoopAfter());
     }
 
     // ---- one message
@@ -184,7 +179,9 @@ public final class OnceAdvice implements MethodInterceptor, AutoCloseable {
             });
             Outcome<byte[]> outcome;
             try {
-                outcome = shared.transactions != null ? shared.transactions.execute(task) : shared.executor.execute(task);
+                Idempotency executor = shared.executor(queue);
+                outcome = shared.transactions != null ? shared.transactions.execute(executor, task)
+                        : executor.execute(task);
             } catch (RuntimeException e) {
                 carryOut(queue, events, channel, delivery, admitted.key(), policy.storeFailed(e));
                 return null;
@@ -227,9 +224,10 @@ public final class OnceAdvice implements MethodInterceptor, AutoCloseable {
             if (tasks.isEmpty()) {
                 outcomes = List.of();
             } else if (shared.transactions != null) {
-                outcomes = shared.transactions.executeBatch(tasks, call::invokeWith);
+                outcomes = shared.transactions.executeBatch(shared.executor(queue), tasks, call::invokeWith);
             } else {
-                outcomes = ClaimWatchingStore.watching(call::claimed, () -> shared.executor.executeAll(tasks));
+                Idempotency executor = shared.executor(queue);
+                outcomes = ClaimWatchingStore.watching(call::claimed, () -> executor.executeAll(tasks));
             }
         } catch (RuntimeException e) {
             Disposition requeue = policy.storeFailed(e);
@@ -310,13 +308,18 @@ public final class OnceAdvice implements MethodInterceptor, AutoCloseable {
     public void close() {
         shared.pause.close();
         shared.moves.close();
-        shared.executor.close();
+        shared.executors.values().forEach(Idempotency::close);
     }
 
     /** What the advice and its every-listener view share. */
     private static final class Shared {
         final ConsumerConfig defaults;
-        final Idempotency executor;
+        final IdempotencyConfig idempotency;
+        /** What the executors record in: the store, watched for the batch listeners' claims, or in transactions. */
+        final IdempotencyStore records;
+        final ProcessingLog executorLog = ProcessingLog.defaults();
+        final Function<String, OnceListener> executorListeners;
+        final Map<String, Idempotency> executors = new ConcurrentHashMap<>();
         final SpringTransactions transactions;
         final MoveSender moves;
         final ContainerPause pause;
@@ -329,17 +332,29 @@ public final class OnceAdvice implements MethodInterceptor, AutoCloseable {
 
         Shared(Builder b) {
             this.defaults = b.consumer;
-            // The processing log's executor side: outcomes, tokens and store times for the queues' lines (kept per
-            // listener thread, where both sides are called), and takeovers.
-            ProcessingLog executorLog = ProcessingLog.defaults();
-            this.executor = Idempotency.builder(new ClaimWatchingStore(b.store)).config(b.idempotency)
-                    .listener(executorLog).listener(b.executorListener).build();
+            this.idempotency = b.idempotency;
+            this.executorListeners = b.executorListeners;
             this.storeName = String.valueOf(b.store);
-            this.transactions = b.transactionManager == null ? null : SpringTransactionsFactory.create(b, executorLog);
+            this.transactions = b.transactionManager == null ? null : SpringTransactionsFactory.create(b);
+            this.records = transactions != null ? b.store : new ClaimWatchingStore(b.store);
             this.moves = new MoveSender(rabbitFactory(b.connectionFactory), b.consumer);
             this.listeners = b.consumerListeners;
             this.pause = new ContainerPause(b.store, b.consumer.storeBackoff(), b.consumer.maxStoreBackoff(),
                     () -> containers.get(), this::events);
+        }
+
+        /**
+         * The executor of {@code queue}'s listeners, made at its first delivery: its listeners are told the queue's
+         * key namespace, so store calls are counted per namespace. The processing log's executor side gives the
+         * queues' lines their outcome, token and store time (matched per listener thread) and logs takeovers.
+         */
+        Idempotency executor(String queue) {
+            return executors.computeIfAbsent(queue, q -> {
+                ConsumerConfig config = configs.getOrDefault(q, defaults);
+                String namespace = config.namespace() != null ? config.namespace() : q;
+                return Idempotency.builder(records).config(idempotency).listener(executorLog)
+                        .listener(executorListeners.apply(namespace)).build();
+            });
         }
 
         /** The events of {@code queue}; its listener is made at the first event. */
@@ -363,7 +378,7 @@ public final class OnceAdvice implements MethodInterceptor, AutoCloseable {
         private final ConnectionFactory connectionFactory;
         private IdempotencyConfig idempotency = IdempotencyConfig.defaults();
         private ConsumerConfig consumer = ConsumerConfig.defaults();
-        private OnceListener executorListener = OnceListener.NONE;
+        private Function<String, OnceListener> executorListeners = namespace -> OnceListener.NONE;
         private BiFunction<String, IntSupplier, ConsumerListener> consumerListeners = (q, n) -> ConsumerListener.NONE;
         private PlatformTransactionManager transactionManager;
         private DataSource dataSource;
@@ -385,8 +400,12 @@ public final class OnceAdvice implements MethodInterceptor, AutoCloseable {
             return this;
         }
 
-        public Builder executorListener(OnceListener listener) {
-            this.executorListener = Objects.requireNonNull(listener, "executorListener");
+        /**
+         * A listener of each queue's executor, given the queue's key namespace (such as once-micrometer's
+         * {@code OnceMeters.executor(namespace)}): outcomes, handler times and store calls.
+         */
+        public Builder executorListeners(Function<String, OnceListener> listeners) {
+            this.executorListeners = Objects.requireNonNull(listeners, "executorListeners");
             return this;
         }
 
@@ -425,14 +444,12 @@ public final class OnceAdvice implements MethodInterceptor, AutoCloseable {
 
     /** Keeps spring-jdbc off the class path of applications that do not use transactional mode. */
     private static final class SpringTransactionsFactory {
-        static SpringTransactions create(Builder b, ProcessingLog executorLog) {
+        static SpringTransactions create(Builder b) {
             if (!(b.store instanceof TransactionalStore transactional)) {
                 throw new IllegalArgumentException("transactional mode needs a store that runs transactions, such as"
                         + " once-jdbc's JdbcIdempotencyStore, but the store is " + b.store);
             }
-            Idempotency plain = Idempotency.builder(transactional).config(b.idempotency).listener(executorLog)
-                    .listener(b.executorListener).build();
-            return new SpringTransactions(b.transactionManager, b.dataSource, transactional, plain);
+            return new SpringTransactions(b.transactionManager, b.dataSource, transactional);
         }
     }
 }

@@ -6,15 +6,12 @@ import io.micrometer.core.instrument.MeterRegistry;
 
 /** once-micrometer's meters on the application's registry; loaded only when both are present. */
 public final class MeterSupport {
-    /** The label of the executor shared by every listener, for store calls (which name no key). */
-    static final String EXECUTOR_LABEL = "spring-rabbit";
-
     private MeterSupport() {
     }
 
     public static void bind(OnceAdvice.Builder advice, MeterRegistry registry, String namespace) {
         OnceMeters meters = OnceMeters.builder(registry).build();
-        advice.executorListener(meters.executor(namespace != null ? namespace : EXECUTOR_LABEL));
+        advice.executorListeners(meters::executor); // each queue's executor, with the queue's namespace
         advice.consumerListeners((queue, inFlight) -> {
             String ns = namespace != null ? namespace : queue;
             meters.inFlight(queue, ns, inFlight);

@@ -28,14 +28,11 @@ public final class SpringTransactions {
     private final TransactionTemplate template;
     private final DataSource dataSource;
     private final TransactionalStore store;
-    private final Idempotency executor;
 
-    public SpringTransactions(PlatformTransactionManager manager, DataSource dataSource, TransactionalStore store,
-                       Idempotency executor) {
+    public SpringTransactions(PlatformTransactionManager manager, DataSource dataSource, TransactionalStore store) {
         this.template = new TransactionTemplate(Objects.requireNonNull(manager, "transactionManager"));
         this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
         this.store = store;
-        this.executor = executor;
     }
 
     /**
@@ -43,10 +40,10 @@ public final class SpringTransactions {
      * record and the effect are both gone: the message goes back); one that the listener's own
      * {@code @Transactional} marked rollback-only after a failure keeps the task's {@code Failed} outcome.
      */
-    public Outcome<byte[]> execute(Task<byte[]> task) {
+    public Outcome<byte[]> execute(Idempotency executor, Task<byte[]> task) {
         List<Outcome<byte[]>> out = new ArrayList<>(1);
         try {
-            template.executeWithoutResult(status -> out.add(inTransaction(task)));
+            template.executeWithoutResult(status -> out.add(inTransaction(executor, task)));
         } catch (UnexpectedRollbackException e) {
             if (!out.isEmpty() && !(out.get(0) instanceof Outcome.Processed<byte[]>)) {
                 return out.get(0);
@@ -61,7 +58,8 @@ public final class SpringTransactions {
      * {@code listener} runs once with the indexes of the tasks claimed, before the commit. When the listener
      * throws, the transaction rolls back and every claimed task is {@code Failed} with its cause.
      */
-    public List<Outcome<byte[]>> executeBatch(List<Task<byte[]>> tasks, Function<List<Integer>, Exception> listener) {
+    public List<Outcome<byte[]>> executeBatch(Idempotency executor, List<Task<byte[]>> tasks,
+                                              Function<List<Integer>, Exception> listener) {
         List<Outcome<byte[]>> outcomes = new ArrayList<>(tasks.size());
         List<Integer> claimed = new ArrayList<>();
         Exception[] failure = new Exception[1];
@@ -70,7 +68,7 @@ public final class SpringTransactions {
                 for (int i = 0; i < tasks.size(); i++) {
                     int index = i;
                     Task<byte[]> t = tasks.get(i);
-                    outcomes.add(inTransaction(new Task<>(t.key(), t.payload(), t.codec(), ctx -> {
+                    outcomes.add(inTransaction(executor, new Task<>(t.key(), t.payload(), t.codec(), ctx -> {
                         claimed.add(index);
                         return null;
                     })));
@@ -93,8 +91,8 @@ public final class SpringTransactions {
         return outcomes;
     }
 
-    /** Runs {@code task} on the connection of the transaction in progress. */
-    private Outcome<byte[]> inTransaction(Task<byte[]> task) {
+    /** Runs {@code task} on the connection of the transaction in progress; the executor records in the store. */
+    private Outcome<byte[]> inTransaction(Idempotency executor, Task<byte[]> task) {
         Connection connection = DataSourceUtils.getConnection(dataSource);
         try {
             return executor.execute(store.joining(connection), task);
