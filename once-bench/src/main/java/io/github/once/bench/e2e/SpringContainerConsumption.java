@@ -49,9 +49,10 @@ final class SpringContainerConsumption implements Consumption {
         Meter meter = run.meter();
         ContainerAckMeter acks = new ContainerAckMeter(meter);
         CachingConnectionFactory connectionFactory = connectionFactory(run, acks);
+        StoreTimes storeTimes = meter.storeTimes();
         OnceAdvice advice = OnceAdvice.builder(store, connectionFactory)
                 .idempotency(config)
-                .executorListener(meter.storeTimes())
+                .executorListeners(namespace -> storeTimes)
                 .consumerListeners(queue -> unexpectedActions(meter))
                 .build();
         advice.register(run.queue(), ConsumerConfig.builder()
