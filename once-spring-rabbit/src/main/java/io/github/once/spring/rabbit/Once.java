@@ -10,8 +10,10 @@ import java.lang.annotation.Target;
  * Makes a {@code @RabbitListener} method idempotent: each message's effect happens once, duplicates are acked
  * without calling the method. The key is the message's {@code message_id} unless one of {@link #key()},
  * {@link #header()} or {@link #field()} says otherwise (at most one of them). {@link #namespace()},
- * {@link #header()} and {@link #field()} may hold {@code ${...}} placeholders, resolved from the application's
- * environment as {@code @RabbitListener} resolves its queue names.
+ * {@link #header()} and {@link #field()} may hold {@code ${...}} placeholders and {@code #{...}} expressions,
+ * resolved as {@code @RabbitListener} resolves its queue names; {@link #key()} may hold placeholders. A resolved
+ * value that is not valid (a namespace over 64 characters, say) stops the application with an error naming the
+ * listener's queue and the attribute.
  */
 @Target(ElementType.METHOD)
 @Retention(RetentionPolicy.RUNTIME)

@@ -25,6 +25,8 @@ import org.springframework.beans.factory.BeanFactoryAware;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.SmartInitializingSingleton;
 import org.springframework.beans.factory.config.BeanPostProcessor;
+import org.springframework.beans.factory.config.BeanExpressionContext;
+import org.springframework.beans.factory.config.BeanExpressionResolver;
 import org.springframework.beans.factory.config.ConfigurableBeanFactory;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.util.ReflectionUtils;
@@ -97,8 +99,23 @@ public final class OnceListenerRegistrar implements BeanPostProcessor, BeanFacto
         return resolved;
     }
 
-    /** {@code ${...}} placeholders resolved, as {@code @RabbitListener} resolves its queue names. */
+    /**
+     * {@code ${...}} placeholders resolved, then {@code #{...}} expressions evaluated, as {@code @RabbitListener}
+     * resolves its queue names.
+     */
     private String embedded(String value) {
+        if (beanFactory == null || value.isEmpty()) {
+            return value;
+        }
+        String resolved = beanFactory.resolveEmbeddedValue(value);
+        BeanExpressionResolver expressions = beanFactory.getBeanExpressionResolver();
+        Object evaluated = expressions == null || resolved == null ? resolved
+                : expressions.evaluate(resolved, new BeanExpressionContext(beanFactory, null));
+        return evaluated == null ? "" : evaluated.toString();
+    }
+
+    /** Placeholders only: the key is itself a SpEL expression, evaluated on each message. */
+    private String placeholders(String value) {
         if (beanFactory == null || value.isEmpty()) {
             return value;
         }
@@ -109,7 +126,15 @@ public final class OnceListenerRegistrar implements BeanPostProcessor, BeanFacto
     @Override
     public void afterSingletonsInstantiated() {
         OnceAdvice target = advice.get();
-        found.forEach((queue, once) -> target.register(queue, config(target.defaults(), once)));
+        found.forEach((queue, once) -> {
+            try {
+                target.register(queue, config(target.defaults(), once));
+            } catch (IllegalArgumentException e) {
+                // A resolved value the settings refuse: say which listener and what it resolved from.
+                throw new IllegalStateException("@Once on the listener of queue " + queue + " is invalid: "
+                        + e.getMessage() + " (from " + once + ")", e);
+            }
+        });
         if (beanFactory instanceof ListableBeanFactory beans) {
             target.containers(() -> containers(beans));
         }
@@ -127,7 +152,8 @@ public final class OnceListenerRegistrar implements BeanPostProcessor, BeanFacto
         if (keys > 1) {
             throw new IllegalStateException("@Once takes at most one of key, header and field, but had " + once);
         }
-        KeyExtractor extractor = !once.key().isEmpty() ? MessageKeys.expression(once.key(), converter.get())
+        KeyExtractor extractor = !once.key().isEmpty() ? MessageKeys.expression(placeholders(once.key()),
+                converter.get())
                 : !header.isEmpty() ? KeyExtractor.header(header)
                 : !field.isEmpty() ? KeyExtractor.jsonBody(field) // the raw body, whatever the converter
                 : null;
