@@ -38,11 +38,4 @@ public final class LineRate {
         suppressed = 0;
         return left;
     }
-
-    /** How many were left out since the last line let through, now reported elsewhere (a summary line). */
-    public synchronized long takeSuppressed() {
-        long left = suppressed;
-        suppressed = 0;
-        return left;
-    }
 }
