@@ -104,13 +104,12 @@ public final class OnceListenerRegistrar implements BeanPostProcessor, BeanFacto
      * resolves its queue names.
      */
     private String embedded(String value) {
-        if (beanFactory == null || value.isEmpty()) {
-            return value;
+        String resolved = placeholders(value);
+        BeanExpressionResolver expressions = beanFactory == null ? null : beanFactory.getBeanExpressionResolver();
+        if (expressions == null || resolved.isEmpty()) {
+            return resolved;
         }
-        String resolved = beanFactory.resolveEmbeddedValue(value);
-        BeanExpressionResolver expressions = beanFactory.getBeanExpressionResolver();
-        Object evaluated = expressions == null || resolved == null ? resolved
-                : expressions.evaluate(resolved, new BeanExpressionContext(beanFactory, null));
+        Object evaluated = expressions.evaluate(resolved, new BeanExpressionContext(beanFactory, null));
         return evaluated == null ? "" : evaluated.toString();
     }
 
