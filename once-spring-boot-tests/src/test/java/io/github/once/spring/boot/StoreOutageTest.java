@@ -10,6 +10,7 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.UUID;
 
+import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.Test;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.context.ApplicationContext;
@@ -48,6 +49,19 @@ class StoreOutageTest extends ListenerStoreOutageContract {
         return gauge("once.consumer.paused", queue);
     }
 
+    /** What the listener of {@code queue} shows, for a failure message. */
+    private String state(String queue, List<String> ids) {
+        StringBuilder s = new StringBuilder("containers running: " + running(queue) + ", paused gauge: "
+                + paused(queue) + ", ready in the queue: " + Scenarios.count(admin, queue) + ", in flight: "
+                + inFlight(queue) + ", dead letters: " + Scenarios.count(admin, queue + ".once.dlq"));
+        for (String id : ids) {
+            IdempotencyKey key = IdempotencyKey.of(queue, id);
+            s.append("\n  ").append(id).append(": effects ").append(listeners.effects(id)).append(", claims ")
+                    .append(store.claims(key)).append(", record ").append(StoreCalls.find(store, key));
+        }
+        return s.toString();
+    }
+
     @Test
     void storeStoppedBetweenMessagesPausesAndResumesNothingLostNothingDoubledAndHealthFollows() throws Exception {
         String single = Scenarios.queue(env, "single");
@@ -76,7 +90,11 @@ class StoreOutageTest extends ListenerStoreOutageContract {
 
         redis().start();
         await().atMost(Duration.ofSeconds(15)).until(() -> health().equals("UP"));
-        await().atMost(Duration.ofSeconds(20)).until(() -> ids.stream().allMatch(id -> listeners.effects(id) >= 1));
+        try {
+            await().atMost(Duration.ofSeconds(20)).until(() -> ids.stream().allMatch(id -> listeners.effects(id) >= 1));
+        } catch (ConditionTimeoutException e) {
+            throw new AssertionError("not every message had its effect after the store came back; " + state(single, ids), e);
+        }
         await().atMost(Duration.ofSeconds(10)).until(() -> running(single));
         for (String id : ids) {
             assertThat(listeners.effects(id)).as(id).isEqualTo(1);

@@ -64,7 +64,6 @@ public final class ContainerPause implements AutoCloseable {
         // The queue's processing log says so (paused, reminders, resumed); this is the containers' side.
         log.debug("Once: the store is unreachable ({}); stopping the listener containers of queue {} for {} ms",
                 cause.toString(), queue, initial.toMillis());
-        events.apply(queue).paused(cause, initial);
         timer.execute(() -> {
             for (AbstractMessageListenerContainer c : of(queue)) {
                 try {
@@ -74,26 +73,44 @@ public final class ContainerPause implements AutoCloseable {
                 }
             }
         });
-        timer.schedule(() -> probe(queue, initial), initial.toMillis(), TimeUnit.MILLISECONDS);
+        probeAfter(queue, initial);
+        events.apply(queue).paused(cause, initial);
+    }
+
+    /**
+     * The next probe is scheduled before anything else can throw: a task of the timer that throws ends silently,
+     * and without a next probe the queue would stay paused for good.
+     */
+    private void probeAfter(String queue, Duration backoff) {
+        timer.schedule(() -> probe(queue, backoff), backoff.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     private void probe(String queue, Duration waited) {
+        Duration next = waited.multipliedBy(2).compareTo(max) > 0 ? max : waited.multipliedBy(2);
         try {
             store.find(List.of(PROBE));
         } catch (RuntimeException e) {
-            Duration next = waited.multipliedBy(2).compareTo(max) > 0 ? max : waited.multipliedBy(2);
+            probeAfter(queue, next);
             log.debug("Once: the store is still unreachable ({}); next try in {} ms", e.toString(), next.toMillis());
             events.apply(queue).paused(e, next);
-            timer.schedule(() -> probe(queue, next), next.toMillis(), TimeUnit.MILLISECONDS);
             return;
         }
         paused.remove(queue);
+        RuntimeException failed = null;
         for (AbstractMessageListenerContainer c : of(queue)) {
             try {
                 c.start();
             } catch (RuntimeException e) {
-                log.warn("Once: starting the container of {} failed", queue, e);
+                failed = e;
             }
+        }
+        if (failed != null) {
+            // Stays paused, and tries again: a container that failed to start would otherwise never consume.
+            paused.add(queue);
+            probeAfter(queue, next);
+            log.warn("Once: starting the listener containers of {} failed; next try in {} ms", queue,
+                    next.toMillis(), failed);
+            return;
         }
         log.debug("Once: the store answers again; the listener containers of queue {} resumed", queue);
         events.apply(queue).resumed();
