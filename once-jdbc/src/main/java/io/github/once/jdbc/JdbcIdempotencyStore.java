@@ -2,6 +2,7 @@ package io.github.once.jdbc;
 
 import io.github.once.IdempotencyKey;
 import io.github.once.IdempotencyRecord;
+import io.github.once.StoreUnavailableException;
 import io.github.once.jdbc.internal.Claims;
 import io.github.once.jdbc.internal.Completions;
 import io.github.once.jdbc.internal.JdbcStoreInspector;
@@ -74,24 +75,38 @@ public final class JdbcIdempotencyStore implements TransactionalStore {
     /** Default rows per purge statement. */
     public static final int DEFAULT_PURGE_BATCH = 1_000;
 
-    private final RecordTable table;
+    private final DataSource dataSource;
+    private final String tableName;
+    private final int queryTimeoutSeconds;
+    private final boolean createTableIfMissing;
+    /** Set, or detected at the first call that reaches the database. */
+    private final JdbcDialect chosenDialect;
+    private volatile RecordTable table;
     private final LongAdder purgeDeadlocks = new LongAdder();
 
-    private JdbcIdempotencyStore(Builder b, JdbcDialect dialect) {
-        int queryTimeoutSeconds = (int) Math.max(1, (b.queryTimeout.toMillis() + 999) / 1000);
-        this.table = new RecordTable(b.dataSource, dialect, b.tableName, queryTimeoutSeconds);
+    private JdbcIdempotencyStore(Builder b) {
+        this.dataSource = b.dataSource;
+        this.tableName = b.tableName;
+        this.queryTimeoutSeconds = (int) Math.max(1, (b.queryTimeout.toMillis() + 999) / 1000);
+        this.createTableIfMissing = b.createTableIfMissing;
+        this.chosenDialect = b.dialect;
     }
 
     public static Builder builder(DataSource dataSource) {
         return new Builder(dataSource);
     }
 
+    /**
+     * The database's dialect.
+     *
+     * @throws io.github.once.StoreUnavailableException when it was not set and the database cannot be reached
+     */
     public JdbcDialect dialect() {
-        return table.sql.dialect;
+        return table().sql.dialect;
     }
 
     public String tableName() {
-        return table.sql.table;
+        return tableName;
     }
 
     /**
@@ -102,13 +117,15 @@ public final class JdbcIdempotencyStore implements TransactionalStore {
      */
     @Override
     public void verify() {
-        TableCheck.verify(table);
+        TableCheck.verify(table());
     }
 
     @Override
     public String toString() {
-        return "JdbcIdempotencyStore[" + table.sql.dialect.name().toLowerCase(Locale.ROOT) + ", table "
-                + table.sql.table + "]";
+        RecordTable known = table;
+        JdbcDialect shown = known != null ? known.sql.dialect : chosenDialect;
+        return "JdbcIdempotencyStore[" + (shown == null ? "dialect not detected yet" : shown.name().toLowerCase(Locale.ROOT))
+                + ", table " + tableName + "]";
     }
 
     /**
@@ -118,7 +135,7 @@ public final class JdbcIdempotencyStore implements TransactionalStore {
      */
     @Override
     public ExecutionScope transactionScope() {
-        return JdbcTransactionScope.of(this, table);
+        return JdbcTransactionScope.of(this, this::table);
     }
 
     /**
@@ -129,17 +146,40 @@ public final class JdbcIdempotencyStore implements TransactionalStore {
      */
     @Override
     public ExecutionScope joining(Connection connection) {
-        return JdbcTransactionScope.joining(this, table, connection);
+        return JdbcTransactionScope.joining(this, this::table, connection);
     }
 
-    /** The table and its statements (for this package's tests). */
+    /**
+     * The table and its statements, made at the first call that reaches the database when the store was built
+     * while it was down (the dialect is detected then, and the table created if asked).
+     */
     RecordTable table() {
+        RecordTable known = table;
+        return known != null ? known : open();
+    }
+
+    private synchronized RecordTable open() {
+        if (table == null) {
+            JdbcDialect dialect = chosenDialect;
+            if (dialect == null) {
+                try (Connection c = dataSource.getConnection()) {
+                    dialect = JdbcDialect.detect(c);
+                } catch (SQLException e) {
+                    throw SqlErrors.translate("dialect detection", e);
+                }
+            }
+            RecordTable opened = new RecordTable(dataSource, dialect, tableName, queryTimeoutSeconds);
+            if (createTableIfMissing) {
+                opened.createTable();
+            }
+            table = opened;
+        }
         return table;
     }
 
     /** Operators' view of this store's table: one record with its standing, counts, oldest claims, purge. */
     public StoreInspector inspector() {
-        return new JdbcStoreInspector(table.dataSource, table.sql, table.queryTimeoutSeconds);
+        return new JdbcStoreInspector(table().dataSource, table().sql, table().queryTimeoutSeconds);
     }
 
     /**
@@ -153,11 +193,11 @@ public final class JdbcIdempotencyStore implements TransactionalStore {
             return List.of();
         }
         return retryingRaces("claim", Claims.oneStatement(requests),
-                c -> table.claimAnswering(c, requests, false));
+                c -> table().claimAnswering(c, requests, false));
     }
 
     private boolean completeOne(Completion completion) {
-        return retryingRaces("complete", true, c -> table.complete(c, completion, true));
+        return retryingRaces("complete", true, c -> table().complete(c, completion, true));
     }
 
     /**
@@ -171,20 +211,20 @@ public final class JdbcIdempotencyStore implements TransactionalStore {
         if (batch.size() <= 1) {
             return batch.isEmpty() ? List.of() : List.of(completeOne(batch.get(0)));
         }
-        return retryingRaces("completeAll", Completions.oneStatement(table.sql.dialect, batch),
-                c -> table.completeAll(c, batch, true));
+        return retryingRaces("completeAll", Completions.oneStatement(table().sql.dialect, batch),
+                c -> table().completeAll(c, batch, true));
     }
 
     @Override
     public boolean release(Lease lease) {
-        return retryingRaces("release", true, c -> table.release(c, lease, true));
+        return retryingRaces("release", true, c -> table().release(c, lease, true));
     }
 
     @Override
     public Optional<Lease> renew(Lease lease, Duration leaseDuration) {
         positive(leaseDuration, "leaseDuration");
         // MariaDB reads the new deadline back in a second statement, under the lock of the first.
-        return retryingRaces("renew", table.sql.renewedDeadline == null, c -> table.renew(c, lease, leaseDuration));
+        return retryingRaces("renew", table().sql.renewedDeadline == null, c -> table().renew(c, lease, leaseDuration));
     }
 
     /** One look-up per key; the operators' reads (the inspector) are where reading many at once matters. */
@@ -193,7 +233,7 @@ public final class JdbcIdempotencyStore implements TransactionalStore {
         List<Optional<IdempotencyRecord>> found = new ArrayList<>(keys.size());
         for (IdempotencyKey key : keys) {
             Objects.requireNonNull(key, "key");
-            found.add(retryingRaces("find", true, c -> table.find(c, key)));
+            found.add(retryingRaces("find", true, c -> table().find(c, key)));
         }
         return found;
     }
@@ -224,16 +264,16 @@ public final class JdbcIdempotencyStore implements TransactionalStore {
 
     private int purgeBatch(int rows) {
         try {
-            return table.inTransaction("purge", c -> table.purge(c, rows));
+            return table().inTransaction("purge", c -> table().purge(c, rows));
         } catch (RaceLost e) {
             if (SqlErrors.isDeadlock(e.sqlException)) {
                 // Concurrent purges must never deadlock; count it so the tests can prove they do not.
                 purgeDeadlocks.increment();
-                log.warn("Purge of {} was chosen as a deadlock victim; deleting nothing this time", table.sql.table, e);
+                log.warn("Purge of {} was chosen as a deadlock victim; deleting nothing this time", table().sql.table, e);
                 return 0;
             }
             // A claim re-took an expired row under this batch: nothing was deleted; the next run goes on.
-            log.debug("Purge of {} lost a race; deleting nothing this time", table.sql.table, e);
+            log.debug("Purge of {} lost a race; deleting nothing this time", table().sql.table, e);
             return 0;
         }
     }
@@ -252,7 +292,7 @@ public final class JdbcIdempotencyStore implements TransactionalStore {
     private <R> R retryingRaces(String operation, boolean autoCommitted, Transaction.Work<R> work) {
         for (int attempt = 1; ; attempt++) {
             try {
-                return autoCommitted ? table.autoCommitted(operation, work) : table.inTransaction(operation, work);
+                return autoCommitted ? table().autoCommitted(operation, work) : table().inTransaction(operation, work);
             } catch (RaceLost e) {
                 if (attempt >= RecordTable.CLAIM_ATTEMPTS) {
                     throw SqlErrors.translate(operation, e.sqlException);
@@ -338,18 +378,19 @@ public final class JdbcIdempotencyStore implements TransactionalStore {
             return this;
         }
 
+        /**
+         * Detects the dialect (when not set) and creates the table (when asked) now if the database answers. A
+         * database that is down does not fail the build: both happen at the first call that reaches it, and
+         * until then each call raises {@link io.github.once.StoreUnavailableException}. Call
+         * {@link JdbcIdempotencyStore#verify()} to fail at start-up instead.
+         */
         public JdbcIdempotencyStore build() {
-            JdbcDialect chosen = dialect;
-            if (chosen == null) {
-                try (Connection c = dataSource.getConnection()) {
-                    chosen = JdbcDialect.detect(c);
-                } catch (SQLException e) {
-                    throw SqlErrors.translate("dialect detection", e);
-                }
-            }
-            JdbcIdempotencyStore store = new JdbcIdempotencyStore(this, chosen);
-            if (createTableIfMissing) {
-                store.table.createTable();
+            JdbcIdempotencyStore store = new JdbcIdempotencyStore(this);
+            try {
+                store.table();
+            } catch (StoreUnavailableException e) {
+                log.info("Once: the database does not answer yet; {} connects at its first call ({})", store,
+                        e.getMessage());
             }
             return store;
         }

@@ -10,6 +10,8 @@ import io.github.once.Outcome;
 import io.github.once.ResultCodec;
 import io.github.once.StoreUnavailableException;
 import io.github.once.spi.ClaimRequest;
+import io.github.once.spi.ClaimResult;
+import io.github.once.testkit.FaultProxy;
 import io.github.once.testkit.StoreCalls;
 
 import java.sql.Connection;
@@ -67,8 +69,42 @@ class JdbcIdempotencyStoreTest {
             long started = System.nanoTime();
             assertThatThrownBy(() -> StoreCalls.claim(store, request)).isInstanceOf(StoreUnavailableException.class);
             assertThat(Duration.ofNanos(System.nanoTime() - started)).isLessThan(Duration.ofSeconds(5));
-            assertThatThrownBy(() -> JdbcIdempotencyStore.builder(pool).build())
-                    .isInstanceOf(StoreUnavailableException.class);
+            JdbcIdempotencyStore undetected = JdbcIdempotencyStore.builder(pool).build();
+            assertThat(undetected).hasToString("JdbcIdempotencyStore[dialect not detected yet, table once_record]");
+            assertThatThrownBy(undetected::dialect).isInstanceOf(StoreUnavailableException.class);
+        }
+    }
+
+    @Test
+    @DisplayName("a store built while its database is down detects the dialect, creates its table and works once the database answers")
+    void builtWhileTheDatabaseIsDownWorksOnceItAnswers() throws Exception {
+        String table = TestDb.randomTable("once_late");
+        try (FaultProxy proxy = new FaultProxy("127.0.0.1", 5432)) {
+            proxy.block();
+            HikariConfig config = new HikariConfig();
+            config.setJdbcUrl("jdbc:postgresql://127.0.0.1:" + proxy.port() + "/test");
+            config.setUsername("postgres");
+            config.setConnectionTimeout(1_000);
+            config.setInitializationFailTimeout(-1);
+            try (HikariDataSource pool = new HikariDataSource(config)) {
+                JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(pool).tableName(table)
+                        .createTableIfMissing(true).build();
+                ClaimRequest request = new ClaimRequest(IdempotencyKey.of("late", "1"), null, Duration.ofSeconds(5),
+                        Duration.ofHours(1));
+                assertThatThrownBy(() -> StoreCalls.claim(store, request)).isInstanceOf(StoreUnavailableException.class);
+                assertThatThrownBy(store::verify).isInstanceOf(StoreUnavailableException.class);
+
+                proxy.restore();
+                await().atMost(Duration.ofSeconds(10)).ignoreExceptionsInstanceOf(StoreUnavailableException.class)
+                        .until(() -> StoreCalls.claim(store, request) instanceof ClaimResult.Acquired);
+                assertThat(store.dialect()).isEqualTo(JdbcDialect.POSTGRESQL);
+                store.verify();
+            }
+        } finally {
+            try (HikariDataSource pool = TestDb.POSTGRESQL.pool("TRANSACTION_READ_COMMITTED", true);
+                 Connection c = pool.getConnection()) {
+                c.createStatement().execute("DROP TABLE IF EXISTS " + table);
+            }
         }
     }
 

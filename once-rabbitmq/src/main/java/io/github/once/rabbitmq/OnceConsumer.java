@@ -6,6 +6,7 @@ import com.rabbitmq.client.Delivery;
 
 import io.github.once.Idempotency;
 import io.github.once.IdempotencyKey;
+import io.github.once.StoreUnavailableException;
 import io.github.once.rabbitmq.internal.ConnectionWatch;
 import io.github.once.rabbitmq.internal.ConsumerSettings;
 import io.github.once.rabbitmq.internal.ConsumerWorker;
@@ -40,6 +41,8 @@ import org.slf4j.LoggerFactory;
  *
  * <p>{@link #start()} first checks what would otherwise fail on the first delivery: the connection is open, the
  * store is set up ({@code IdempotencyStore.verify()}: the JDBC table, Redis scripts), and the work queue exists.
+ * A store that cannot be reached yet is not an error: the consumer starts paused, as in an outage, and resumes
+ * when the store answers.
  * What it does is logged through a {@link ProcessingLog} (logger {@value ProcessingLog#LOGGER}).
  *
  * <pre>{@code
@@ -99,7 +102,13 @@ public final class OnceConsumer implements AutoCloseable {
                     + " is closed (" + connection.getCloseReason() + "): check that RabbitMQ runs there, and start"
                     + " the consumer on an open connection", connection.getCloseReason());
         }
-        settings.executor().store().verify();
+        try {
+            settings.executor().store().verify();
+        } catch (StoreUnavailableException e) {
+            // Starts paused, as in an outage: no delivery is taken until the back-off ends, and then the first
+            // deliveries probe the store. A store that is misconfigured still fails here.
+            gate.failed(e);
+        }
         Topology topology = settings.config().topology();
         if (!topology.declaresWorkQueue()) {
             requireWorkQueue(connection); // before declaring retry and dead-letter queues for it

@@ -8,6 +8,7 @@ import com.rabbitmq.client.ConnectionFactory;
 import io.github.once.Idempotency;
 import io.github.once.InMemoryIdempotencyStore;
 import io.github.once.jdbc.JdbcIdempotencyStore;
+import io.github.once.testkit.FaultProxy;
 
 import java.nio.charset.StandardCharsets;
 import java.sql.Statement;

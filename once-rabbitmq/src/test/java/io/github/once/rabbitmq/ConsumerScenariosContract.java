@@ -8,6 +8,7 @@ import com.rabbitmq.client.GetResponse;
 import io.github.once.Idempotency;
 import io.github.once.OnceListener;
 import io.github.once.Outcome;
+import io.github.once.testkit.FaultProxy;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;

@@ -58,4 +58,12 @@ final class CuttableStore extends ForwardingStore {
     public Optional<Lease> renew(Lease lease, Duration leaseDuration) {
         return call(() -> super.renew(lease, leaseDuration));
     }
+
+    @Override
+    public void verify() {
+        call(() -> {
+            super.verify();
+            return null;
+        });
+    }
 }

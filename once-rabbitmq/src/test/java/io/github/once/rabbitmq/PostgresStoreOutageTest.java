@@ -1,5 +1,7 @@
 package io.github.once.rabbitmq;
 
+import io.github.once.testkit.FaultProxy;
+
 /**
  * PostgreSQL in transactional mode behind a fault proxy that drops every connection and refuses new ones, then
  * lets them through again. Effect and record commit together, so nothing may repeat, whenever the cut comes.

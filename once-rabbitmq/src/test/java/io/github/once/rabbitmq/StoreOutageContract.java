@@ -153,6 +153,22 @@ abstract class StoreOutageContract {
     }
 
     @Test
+    void consumerStartedWhileTheStoreIsDownStartsPausedAndProcessesEverythingOnceItAnswers() throws Exception {
+        stopStore();
+        RecordingListener listener = new RecordingListener();
+        OnceConsumer consumer = start(1, listener);
+        assertThat(consumer.state()).isEqualTo(OnceConsumer.State.PAUSED);
+        publish();
+
+        // It probes with back-off, and runs no handler without a claim.
+        await().atMost(Duration.ofSeconds(20)).until(() -> listener.pauses.get() >= 3);
+        assertThat(variant.totalEffects()).isZero();
+        assertThat(listener.count(ConsumerAction.PROCESSED)).isZero();
+
+        restartStoreAndAwaitEveryMessageOnce(consumer, listener);
+    }
+
+    @Test
     void storeStoppedAtAnArbitraryMomentLosesNothing() throws Exception {
         AtomicBoolean stopped = new AtomicBoolean();
         // Two channels: the store dies as one of them settles its 150th message, the other one wherever it is. (A

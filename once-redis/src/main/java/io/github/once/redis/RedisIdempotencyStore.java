@@ -69,7 +69,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         this.connections = connections;
         this.keys = keys;
         this.timeout = timeout;
-        this.calls = new ScriptCalls(connections.commands(), connections.cluster(), timeout);
+        this.calls = new ScriptCalls(connections, timeout);
     }
 
     public static Builder builder() {
@@ -136,7 +136,7 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
 
     /** Operators' view of this store's records (counts and listings SCAN the key prefix). */
     public StoreInspector inspector() {
-        return new RedisStoreInspector(connections.commands(), calls, keys, timeout);
+        return new RedisStoreInspector(connections, calls, keys, timeout);
     }
 
     private static void requirePositive(Duration value, String name) {
@@ -343,10 +343,12 @@ public final class RedisIdempotencyStore implements IdempotencyStore {
         }
 
         /**
-         * Connects (for URIs) and loads the scripts.
+         * Connects (for URIs) and loads the scripts. A Redis that is down, or refuses this client, does not fail
+         * the build: each call raises {@link io.github.once.StoreUnavailableException} until the connection opens,
+         * and the first call after Redis answers opens it (from then on Lettuce reconnects on its own). Call
+         * {@link RedisIdempotencyStore#verify()} to fail at start-up instead.
          *
-         * @throws io.github.once.StoreUnavailableException when Redis cannot be reached within the timeout
-         * @throws IllegalStateException                    when no Redis was named
+         * @throws IllegalStateException when no Redis was named
          */
         public RedisIdempotencyStore build() {
             KeyLayout layout = new KeyLayout(keyPrefix);

@@ -70,19 +70,19 @@ class RedisAclTest {
     }
 
     @Test
-    void wrongPasswordFailsTheBuild() {
-        assertThatThrownBy(() -> RedisIdempotencyStore.builder().uri(server.uri())
+    void wrongPasswordFailsTheStartUpCheck() {
+        assertThatThrownBy(() -> verified(RedisIdempotencyStore.builder().uri(server.uri())
                 .credentials("once-app", "wrong".toCharArray())
-                .clientResources(SharedRedis.RESOURCES).keyPrefix("once-acl:").build())
+                .clientResources(SharedRedis.RESOURCES).keyPrefix("once-acl:")))
                 .isInstanceOf(StoreUnavailableException.class)
                 .hasMessageContaining("127.0.0.1:" + server.port())
                 .hasMessageNotContaining("wrong");
     }
 
     @Test
-    void noCredentialsFailsTheBuild() {
-        assertThatThrownBy(() -> RedisIdempotencyStore.builder().uri(server.uri())
-                .clientResources(SharedRedis.RESOURCES).build())
+    void noCredentialsFailsTheStartUpCheck() {
+        assertThatThrownBy(() -> verified(RedisIdempotencyStore.builder().uri(server.uri())
+                .clientResources(SharedRedis.RESOURCES)))
                 .isInstanceOf(StoreUnavailableException.class);
     }
 
@@ -95,6 +95,13 @@ class RedisAclTest {
                     Duration.ofMinutes(1), Duration.ofHours(1))))
                     .isInstanceOf(StoreUnavailableException.class)
                     .hasMessageContaining("NOPERM");
+        }
+    }
+
+    /** Builds (which succeeds whether or not Redis lets this user in) and runs the start-up check. */
+    static void verified(RedisIdempotencyStore.Builder builder) {
+        try (RedisIdempotencyStore store = builder.build()) {
+            store.verify();
         }
     }
 }

@@ -103,8 +103,13 @@ final class RedisServer implements AutoCloseable {
      * only for the calls it makes afterwards.
      */
     static RedisIdempotencyStore connect(RedisIdempotencyStore.Builder builder) {
-        return await("a store connection").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
-                .ignoreExceptionsInstanceOf(StoreUnavailableException.class).until(builder::build, store -> true);
+        RedisIdempotencyStore store = builder.build(); // builds while Redis is down; the first call connects
+        await("a store connection").atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(100))
+                .ignoreExceptionsInstanceOf(StoreUnavailableException.class).until(() -> {
+                    store.verify();
+                    return true;
+                });
+        return store;
     }
 
     Path dir() {

@@ -64,16 +64,18 @@ class RedisTlsTest {
     }
 
     @Test
-    void untrustedCertificateFailsTheBuild() {
-        assertThatThrownBy(() -> RedisIdempotencyStore.builder().uri("rediss://127.0.0.1:" + server.port())
-                .clientResources(SharedRedis.RESOURCES).timeout(Duration.ofSeconds(1)).build())
+    void untrustedCertificateFailsTheStartUpCheck() {
+        assertThatThrownBy(() -> RedisAclTest.verified(RedisIdempotencyStore.builder()
+                .uri("rediss://127.0.0.1:" + server.port())
+                .clientResources(SharedRedis.RESOURCES).timeout(Duration.ofSeconds(1))))
                 .isInstanceOf(StoreUnavailableException.class);
     }
 
     @Test
-    void plainTextToTheTlsPortFailsTheBuild() {
-        assertThatThrownBy(() -> RedisIdempotencyStore.builder().uri("redis://127.0.0.1:" + server.port())
-                .clientResources(SharedRedis.RESOURCES).timeout(Duration.ofSeconds(1)).build())
+    void plainTextToTheTlsPortFailsTheStartUpCheck() {
+        assertThatThrownBy(() -> RedisAclTest.verified(RedisIdempotencyStore.builder()
+                .uri("redis://127.0.0.1:" + server.port())
+                .clientResources(SharedRedis.RESOURCES).timeout(Duration.ofSeconds(1))))
                 .isInstanceOf(StoreUnavailableException.class);
     }
 }

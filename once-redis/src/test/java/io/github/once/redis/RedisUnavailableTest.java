@@ -117,21 +117,42 @@ class RedisUnavailableTest {
         assertUnavailableWithinTimeout(() -> store.claim(List.of(request("after-stop-batch"))));
     }
 
+    /** Redis not there yet: the store builds quickly, each call is unavailable, and it connects once Redis runs. */
     @Test
-    void nothingListeningFailsTheBuildQuickly() {
+    void nothingListeningAtBuildMakesEachCallUnavailableUntilRedisRuns() {
         int port = RedisServer.spareRedisPort(false);
-        assertUnavailableWithinTimeout(() -> RedisIdempotencyStore.builder().uri("redis://127.0.0.1:" + port)
-                .clientResources(SharedRedis.RESOURCES).timeout(TIMEOUT).build());
+        long started = System.nanoTime();
+        try (RedisIdempotencyStore early = RedisIdempotencyStore.builder().uri("redis://127.0.0.1:" + port)
+                .clientResources(SharedRedis.RESOURCES).timeout(TIMEOUT).build()) {
+            assertThat(Duration.ofNanos(System.nanoTime() - started)).as("time to build").isLessThan(BOUND);
+            assertUnavailableWithinTimeout(() -> StoreCalls.claim(early, request("before-start")));
+            assertUnavailableWithinTimeout(early::verify);
+
+            try (RedisServer late = RedisServer.start(port)) {
+                await().atMost(Duration.ofSeconds(10)).ignoreExceptionsInstanceOf(StoreUnavailableException.class)
+                        .until(() -> StoreCalls.claim(early, request("after-start")) instanceof ClaimResult.Acquired);
+                early.verify();
+            }
+        }
     }
 
+    /** A frozen Redis at build: the store still builds within the timeout, and works once Redis wakes. */
     @Test
-    void frozenServerFailsTheBuildWithinTheTimeout() {
+    void frozenServerAtBuildBuildsWithinTheTimeoutAndConnectsWhenItWakes() {
         server.pause();
+        RedisIdempotencyStore early;
         try {
-            assertUnavailableWithinTimeout(() -> RedisIdempotencyStore.builder().uri(server.uri())
-                    .clientResources(SharedRedis.RESOURCES).timeout(TIMEOUT).build());
+            long started = System.nanoTime();
+            early = RedisIdempotencyStore.builder().uri(server.uri()).clientResources(SharedRedis.RESOURCES)
+                    .timeout(TIMEOUT).build();
+            assertThat(Duration.ofNanos(System.nanoTime() - started)).as("time to build").isLessThan(BOUND);
+            assertUnavailableWithinTimeout(() -> StoreCalls.claim(early, request("while-frozen")));
         } finally {
             server.resume();
+        }
+        try (early) {
+            await().atMost(Duration.ofSeconds(10)).ignoreExceptionsInstanceOf(StoreUnavailableException.class)
+                    .until(() -> StoreCalls.claim(early, request("after-wake")) instanceof ClaimResult.Acquired);
         }
     }
 }

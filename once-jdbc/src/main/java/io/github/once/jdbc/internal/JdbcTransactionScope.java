@@ -6,6 +6,7 @@ import io.github.once.spi.IdempotencyStore;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.util.Objects;
+import java.util.function.Supplier;
 
 /**
  * The store's transactional scopes ({@code JdbcIdempotencyStore.transactionScope()} and
@@ -24,11 +25,12 @@ import java.util.Objects;
 public final class JdbcTransactionScope implements ExecutionScope {
 
     private final IdempotencyStore store;
-    private final RecordTable table;
+    /** The store's table, made at its first call when the database was down at build. */
+    private final Supplier<RecordTable> table;
     private final String beginning;
     private final Opening opening;
 
-    private JdbcTransactionScope(IdempotencyStore store, RecordTable table, String beginning, Opening opening) {
+    private JdbcTransactionScope(IdempotencyStore store, Supplier<RecordTable> table, String beginning, Opening opening) {
         this.store = Objects.requireNonNull(store, "store");
         this.table = table;
         this.beginning = beginning;
@@ -36,13 +38,14 @@ public final class JdbcTransactionScope implements ExecutionScope {
     }
 
     /** A transaction of its own for each task or batch, on a connection from the store's data source. */
-    public static JdbcTransactionScope of(IdempotencyStore store, RecordTable table) {
+    public static JdbcTransactionScope of(IdempotencyStore store, Supplier<RecordTable> table) {
         return new JdbcTransactionScope(store, table, "beginning a transaction",
                 t -> new OwnTransactionUnit(t, Transaction.begin(t.dataSource)));
     }
 
     /** A scope for one task inside a transaction the caller manages on {@code connection}. */
-    public static ExecutionScope joining(IdempotencyStore store, RecordTable table, Connection connection) {
+    public static ExecutionScope joining(IdempotencyStore store, Supplier<RecordTable> table,
+            Connection connection) {
         Objects.requireNonNull(connection, "connection");
         return new JdbcTransactionScope(store, table, "joining the caller's transaction",
                 t -> new CallerTransactionUnit(t, connection));
@@ -56,7 +59,7 @@ public final class JdbcTransactionScope implements ExecutionScope {
     @Override
     public Unit begin() {
         try {
-            return opening.open(table);
+            return opening.open(table.get());
         } catch (SQLException e) {
             throw SqlErrors.translate(beginning, e);
         }

@@ -148,9 +148,16 @@ final class ChannelSession {
         }
     }
 
-    /** Opens the channel and starts consuming on the caller's thread, so that start() reports what fails. */
+    /**
+     * Opens the channel and starts consuming on the caller's thread, so that start() reports what fails; a
+     * consumer that starts paused consumes once its gate opens.
+     */
     void openNow() throws IOException {
         open();
+        needsReopen = false;
+        if (!gate.isOpen()) {
+            return;
+        }
         try {
             channel.basicConsume(settings.queue(), false, consumer);
         } catch (IOException | RuntimeException e) {
@@ -158,7 +165,6 @@ final class ChannelSession {
             throw e;
         }
         consuming = true;
-        needsReopen = false;
     }
 
     private void open() throws IOException {

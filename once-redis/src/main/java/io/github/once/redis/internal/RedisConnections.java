@@ -1,7 +1,6 @@
 package io.github.once.redis.internal;
 
 import io.github.once.StoreUnavailableException;
-import io.lettuce.core.AbstractRedisClient;
 import io.lettuce.core.ClientOptions;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
@@ -20,6 +19,10 @@ import io.lettuce.core.resource.ClientResources;
 import java.time.Duration;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Supplier;
+
+import org.slf4j.Logger;
+import org.slf4j.LoggerFactory;
 
 /**
  * The one connection a store talks through (Lettuce connections are thread-safe and pipeline concurrent callers),
@@ -28,22 +31,33 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * (every command written without waiting for earlier replies: still one round trip of latency).
  */
 public final class RedisConnections implements AutoCloseable {
+    private static final Logger log = LoggerFactory.getLogger(RedisConnections.class);
 
-    private final RedisClusterAsyncCommands<byte[], byte[]> commands;
+    /** Opens the connection; null for a borrowed one. */
+    private final Supplier<StatefulConnection<byte[], byte[]>> connector;
     private final boolean cluster;
     private final AtomicBoolean closed = new AtomicBoolean();
-    private final List<AutoCloseable> owned;
+    /** The client, closed after the connection. */
+    private final AutoCloseable client;
     private final String description;
+    private volatile StatefulConnection<byte[], byte[]> connection;
+    private volatile RedisClusterAsyncCommands<byte[], byte[]> commands;
 
-    private RedisConnections(StatefulConnection<byte[], byte[]> connection,
-            RedisClusterAsyncCommands<byte[], byte[]> commands, boolean cluster, List<AutoCloseable> owned,
-            String description) {
-        this.commands = commands;
+    private RedisConnections(Supplier<StatefulConnection<byte[], byte[]>> connector,
+            StatefulConnection<byte[], byte[]> connection, boolean cluster, AutoCloseable client, String description) {
+        this.connector = connector;
         this.cluster = cluster;
-        this.owned = owned;
+        this.client = client;
         this.description = description;
+        if (connection != null) {
+            connected(connection);
+        }
     }
 
+    /**
+     * A connection to one Redis, opened now if Redis answers and otherwise at the first call that needs it: a
+     * store can be built while Redis is down. Once open, Lettuce reconnects it on its own.
+     */
     public static RedisConnections openStandalone(RedisURI uri, ClientResources resources, SslOptions ssl, Duration timeout) {
         RedisClient client = resources == null ? RedisClient.create(uri) : RedisClient.create(resources, uri);
         ClientOptions.Builder options = ClientOptions.builder()
@@ -53,15 +67,11 @@ public final class RedisConnections implements AutoCloseable {
             options.sslOptions(ssl);
         }
         client.setOptions(options.build());
-        try {
-            StatefulRedisConnection<byte[], byte[]> main = client.connect(ByteArrayCodec.INSTANCE);
-            return new RedisConnections(main, main.async(), false, List.of(main, shutdown(client)), "redis " + redacted(uri));
-        } catch (RuntimeException e) {
-            client.shutdown(Duration.ZERO, timeout);
-            throw new StoreUnavailableException("cannot connect to Redis at " + redacted(uri) + ": " + e, e);
-        }
+        return opened(new RedisConnections(() -> client.connect(ByteArrayCodec.INSTANCE), null, false,
+                () -> client.shutdown(Duration.ZERO, timeout), "redis " + redacted(uri)));
     }
 
+    /** As {@link #openStandalone}, for a cluster: the topology is read when the connection opens. */
     public static RedisConnections openCluster(List<RedisURI> seeds, ClientResources resources, SslOptions ssl,
             Duration timeout) {
         RedisClusterClient client = resources == null ? RedisClusterClient.create(seeds)
@@ -75,29 +85,66 @@ public final class RedisConnections implements AutoCloseable {
             options.sslOptions(ssl);
         }
         client.setOptions(options.build());
+        return opened(new RedisConnections(() -> client.connect(ByteArrayCodec.INSTANCE), null, true,
+                () -> client.shutdown(Duration.ZERO, timeout),
+                "redis cluster " + seeds.stream().map(RedisConnections::redacted).toList()));
+    }
+
+    /** Tries to open the connection now; Redis being down is not an error yet (the first call says so). */
+    private static RedisConnections opened(RedisConnections connections) {
         try {
-            StatefulRedisClusterConnection<byte[], byte[]> main = client.connect(ByteArrayCodec.INSTANCE);
-            return new RedisConnections(main, main.async(), true, List.of(main, shutdown(client)),
-                    "redis cluster " + seeds.stream().map(RedisConnections::redacted).toList());
-        } catch (RuntimeException e) {
-            client.shutdown(Duration.ZERO, timeout);
-            throw new StoreUnavailableException("cannot connect to the Redis cluster at "
-                    + seeds.stream().map(RedisConnections::redacted).toList() + ": " + e, e);
+            connections.commands();
+        } catch (StoreUnavailableException e) {
+            log.info("Once: {} does not answer yet; the store connects at its first call ({})", connections,
+                    e.getCause() == null ? e.toString() : e.getCause().toString());
         }
+        return connections;
     }
 
     /** A connection the caller owns (and closes). */
     public static RedisConnections borrowed(StatefulRedisConnection<byte[], byte[]> connection) {
-        return new RedisConnections(connection, connection.async(), false, List.of(), "caller's redis connection");
+        return new RedisConnections(null, connection, false, null, "caller's redis connection");
     }
 
     public static RedisConnections borrowed(StatefulRedisClusterConnection<byte[], byte[]> connection) {
-        return new RedisConnections(connection, connection.async(), true, List.of(), "caller's redis cluster connection");
+        return new RedisConnections(null, connection, true, null, "caller's redis cluster connection");
     }
 
-    /** Scripts, and for operators' reads SCAN and TIME (on a cluster SCAN walks every node). */
+    /**
+     * Scripts, and for operators' reads SCAN and TIME (on a cluster SCAN walks every node).
+     *
+     * @throws StoreUnavailableException when the connection is not open and cannot be opened within the timeout
+     */
     public RedisClusterAsyncCommands<byte[], byte[]> commands() {
+        RedisClusterAsyncCommands<byte[], byte[]> open = commands;
+        return open != null ? open : connect();
+    }
+
+    /** Whether the connection was opened (Lettuce may be reconnecting it). */
+    public boolean isOpen() {
+        return commands != null;
+    }
+
+    /** One attempt at a time: callers that arrive meanwhile take its result rather than each trying again. */
+    private synchronized RedisClusterAsyncCommands<byte[], byte[]> connect() {
+        if (commands != null) {
+            return commands;
+        }
+        if (closed.get()) {
+            throw new StoreUnavailableException(description + " is closed");
+        }
+        try {
+            connected(connector.get());
+        } catch (RuntimeException e) {
+            throw new StoreUnavailableException("cannot connect to " + description + ": " + e, e);
+        }
         return commands;
+    }
+
+    private void connected(StatefulConnection<byte[], byte[]> opened) {
+        connection = opened;
+        commands = opened instanceof StatefulRedisClusterConnection<byte[], byte[]> c ? c.async()
+                : ((StatefulRedisConnection<byte[], byte[]>) opened).async();
     }
 
     /** True on a cluster: keys of one batch may live on different nodes, so no script may take several. */
@@ -110,18 +157,17 @@ public final class RedisConnections implements AutoCloseable {
         if (!closed.compareAndSet(false, true)) {
             return;
         }
-        for (AutoCloseable resource : owned) {
-            closeQuietly(resource);
+        synchronized (this) {
+            if (connector != null) { // a borrowed connection is the caller's to close
+                closeQuietly(connection);
+                closeQuietly(client);
+            }
         }
     }
 
     @Override
     public String toString() {
         return description;
-    }
-
-    private static AutoCloseable shutdown(AbstractRedisClient client) {
-        return client::shutdown;
     }
 
     private static void closeQuietly(AutoCloseable resource) {

@@ -12,7 +12,6 @@ import io.lettuce.core.RedisFuture;
 import io.lettuce.core.ScanArgs;
 import io.lettuce.core.ScanCursor;
 import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.cluster.api.async.RedisClusterAsyncCommands;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -43,14 +42,13 @@ public final class RedisStoreInspector implements StoreInspector {
     private static final byte[][] FULL = {{'1'}};
     private static final byte[][] BRIEF = {{'0'}};
 
-    private final RedisClusterAsyncCommands<byte[], byte[]> commands;
+    private final RedisConnections connections;
     private final ScriptCalls calls;
     private final KeyLayout keys;
     private final Duration timeout;
 
-    public RedisStoreInspector(RedisClusterAsyncCommands<byte[], byte[]> commands,
-            ScriptCalls calls, KeyLayout keys, Duration timeout) {
-        this.commands = commands;
+    public RedisStoreInspector(RedisConnections connections, ScriptCalls calls, KeyLayout keys, Duration timeout) {
+        this.connections = connections;
         this.calls = calls;
         this.keys = keys;
         this.timeout = timeout;
@@ -145,11 +143,11 @@ public final class RedisStoreInspector implements StoreInspector {
         ScanCursor cursor = ScanCursor.INITIAL;
         int deleted = 0;
         do {
-            KeyScanCursor<byte[]> page = await(commands.scan(cursor, match), "SCAN");
+            KeyScanCursor<byte[]> page = await(connections.commands().scan(cursor, match), "SCAN");
             List<RedisFuture<Long>> sent = new ArrayList<>();
             for (byte[] name : page.getKeys()) {
                 if (deleted + sent.size() < maxRecords) {
-                    sent.add(commands.del(name));
+                    sent.add(connections.commands().del(name));
                 }
             }
             for (RedisFuture<Long> reply : sent) {
@@ -169,7 +167,7 @@ public final class RedisStoreInspector implements StoreInspector {
         ScanArgs match = ScanArgs.Builder.matches(keys.pattern(namespace)).limit(SCAN_PAGE);
         ScanCursor cursor = ScanCursor.INITIAL;
         do {
-            KeyScanCursor<byte[]> page = await(commands.scan(cursor, match), "SCAN");
+            KeyScanCursor<byte[]> page = await(connections.commands().scan(cursor, match), "SCAN");
             List<byte[]> names = page.getKeys();
             if (!names.isEmpty()) {
                 byte[][] keyNames = names.toArray(new byte[0][]);
@@ -189,7 +187,7 @@ public final class RedisStoreInspector implements StoreInspector {
     }
 
     private Instant serverTime() {
-        List<byte[]> time = await(commands.time(), "TIME");
+        List<byte[]> time = await(connections.commands().time(), "TIME");
         long seconds = Long.parseLong(new String(time.get(0), StandardCharsets.US_ASCII));
         long micros = Long.parseLong(new String(time.get(1), StandardCharsets.US_ASCII));
         return Instant.ofEpochSecond(seconds).plus(micros, ChronoUnit.MICROS);

@@ -4,7 +4,6 @@ import io.github.once.StoreUnavailableException;
 import io.lettuce.core.RedisFuture;
 import io.lettuce.core.RedisNoScriptException;
 import io.lettuce.core.ScriptOutputType;
-import io.lettuce.core.api.async.RedisScriptingAsyncCommands;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
@@ -24,7 +23,8 @@ import java.util.concurrent.TimeoutException;
  */
 public final class ScriptCalls {
 
-    private final RedisScriptingAsyncCommands<byte[], byte[]> commands;
+    /** Asked at each call: it connects on first use when Redis was down when the store was built. */
+    private final RedisConnections connections;
     /** Keys per script call of a batch on a single Redis: bounds how long one call keeps Redis from others. */
     public static final int BATCH_CHUNK = 200;
 
@@ -32,9 +32,9 @@ public final class ScriptCalls {
     private final Duration timeout;
     private final long timeoutNanos;
 
-    public ScriptCalls(RedisScriptingAsyncCommands<byte[], byte[]> commands, boolean cluster, Duration timeout) {
-        this.commands = commands;
-        this.cluster = cluster;
+    public ScriptCalls(RedisConnections connections, Duration timeout) {
+        this.connections = connections;
+        this.cluster = connections.cluster();
         this.timeout = timeout;
         this.timeoutNanos = timeout.toNanos();
     }
@@ -57,7 +57,9 @@ public final class ScriptCalls {
     /** Queues one EVALSHA without waiting; the reply is collected with {@link #await}. */
     public <T> RedisFuture<T> send(LuaScript script, ScriptOutputType type, byte[][] keys, byte[][] args) {
         try {
-            return commands.evalsha(script.sha1(), type, keys, args);
+            return connections.commands().evalsha(script.sha1(), type, keys, args);
+        } catch (StoreUnavailableException e) {
+            throw e;
         } catch (RuntimeException e) {
             // Lettuce rejects commands up front when the connection is closed or its queue is full.
             throw unavailable(script, keys, e);
@@ -72,7 +74,7 @@ public final class ScriptCalls {
         } catch (RedisNoScriptException e) {
             RedisFuture<T> retry;
             try {
-                retry = commands.eval(script.body(), type, keys, args);
+                retry = connections.commands().eval(script.body(), type, keys, args);
             } catch (RuntimeException failure) {
                 throw unavailable(script, keys, failure);
             }

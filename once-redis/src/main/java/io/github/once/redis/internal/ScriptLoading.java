@@ -58,6 +58,9 @@ public final class ScriptLoading {
 
     /** Loads the scripts ahead of the first call, so the first calls need no NOSCRIPT retry. Best effort. */
     public static void preload(RedisConnections connections, Duration timeout) {
+        if (!connections.isOpen()) {
+            return; // Redis was down at build: the first call connects, and EVALSHA falls back to EVAL
+        }
         for (LuaScript script : LuaScript.ALL) {
             try {
                 connections.commands().scriptLoad(script.body()).get(timeout.toMillis(), TimeUnit.MILLISECONDS);

@@ -1,4 +1,4 @@
-package io.github.once.rabbitmq;
+package io.github.once.testkit;
 
 import java.io.IOException;
 import java.io.InputStream;
@@ -10,10 +10,11 @@ import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 
 /**
- * A TCP proxy in front of a real service, to make it fail on demand without touching the shared service:
- * {@link #cut()} drops every open connection; {@link #block()} also refuses new ones until {@link #restore()}.
+ * A TCP proxy on 127.0.0.1 in front of a real service, to take that service away from one store or client on
+ * demand without touching the service itself (other tests keep using it): {@link #cut()} drops every open
+ * connection; {@link #block()} also refuses new ones until {@link #restore()}.
  */
-final class FaultProxy implements AutoCloseable {
+public final class FaultProxy implements AutoCloseable {
     private final ServerSocket server;
     private final String targetHost;
     private final int targetPort;
@@ -21,7 +22,8 @@ final class FaultProxy implements AutoCloseable {
     private volatile boolean blocked;
     private volatile boolean closed;
 
-    FaultProxy(String targetHost, int targetPort) throws IOException {
+    /** Listens on a spare port of 127.0.0.1 and forwards each connection to {@code targetHost:targetPort}. */
+    public FaultProxy(String targetHost, int targetPort) throws IOException {
         this.targetHost = targetHost;
         this.targetPort = targetPort;
         this.server = new ServerSocket();
@@ -31,23 +33,27 @@ final class FaultProxy implements AutoCloseable {
         acceptor.start();
     }
 
-    int port() {
+    /** The port the proxy listens on. */
+    public int port() {
         return server.getLocalPort();
     }
 
-    void cut() {
+    /** Drops every open connection; new ones are still forwarded. */
+    public void cut() {
         for (Socket s : open) {
             closeQuietly(s);
         }
         open.clear();
     }
 
-    void block() {
+    /** Drops every open connection and refuses new ones until {@link #restore()}. */
+    public void block() {
         blocked = true;
         cut();
     }
 
-    void restore() {
+    /** Forwards new connections again. */
+    public void restore() {
         blocked = false;
     }
 
