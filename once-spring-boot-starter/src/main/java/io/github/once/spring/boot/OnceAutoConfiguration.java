@@ -66,10 +66,27 @@ public class OnceAutoConfiguration {
     private static final String JDBC = "io.github.once.jdbc.JdbcIdempotencyStore";
     private static final String REDIS = "io.github.once.redis.RedisIdempotencyStore";
 
+    /**
+     * The store, built whether or not its server answers now (it connects at its first call). With
+     * {@code once.fail-fast=true} its start-up check runs here and a store that cannot be reached fails the start.
+     */
     @Bean(destroyMethod = "close")
     @ConditionalOnMissingBean
     IdempotencyStore onceStore(OnceProperties properties, ObjectProvider<DataSource> dataSource,
                                       Environment env) {
+        IdempotencyStore store = store(properties, dataSource, env);
+        if (properties.isFailFast()) {
+            try {
+                store.verify();
+            } catch (RuntimeException e) {
+                store.close();
+                throw e;
+            }
+        }
+        return store;
+    }
+
+    private IdempotencyStore store(OnceProperties properties, ObjectProvider<DataSource> dataSource, Environment env) {
         OnceProperties.StoreKind kind = properties.getStore();
         ClassLoader loader = getClass().getClassLoader();
         boolean jdbcWanted = kind == OnceProperties.StoreKind.JDBC

@@ -47,6 +47,11 @@ public class OnceProperties {
     private Fingerprint fingerprint = Fingerprint.SHA_256;
     /** The JSON fields (names or JSON Pointers) fingerprinted when once.fingerprint is json-fields. */
     private List<String> fingerprintFields = new ArrayList<>();
+    /**
+     * Fail at start-up when the store cannot be reached or is not set up. By default the application starts, the
+     * health component reports the store DOWN, and the listeners start when the store answers.
+     */
+    private boolean failFast;
     private final Jdbc jdbc = new Jdbc();
     private final Redis redis = new Redis();
     private final Retry retry = new Retry();
@@ -58,6 +63,14 @@ public class OnceProperties {
 
     public void setStore(StoreKind store) {
         this.store = store;
+    }
+
+    public boolean isFailFast() {
+        return failFast;
+    }
+
+    public void setFailFast(boolean failFast) {
+        this.failFast = failFast;
     }
 
     public String getNamespace() {

@@ -32,7 +32,7 @@ class ConfigurationMetadataTest {
                 "once.redis.key-prefix", "once.redis.timeout", "once.retry.max-attempts", "once.retry.backoff",
                 "once.rabbit.advise-factories", "once.rabbit.every-listener", "once.rabbit.declare",
                 "once.rabbit.queue-type", "once.rabbit.move-timeout", "once.rabbit.store-backoff",
-                "once.rabbit.max-store-backoff")) {
+                "once.rabbit.max-store-backoff", "once.fail-fast")) {
             assertThat(json).contains("\"name\": \"" + name + "\"");
         }
         // The javadoc of each field becomes the IDE's description.

@@ -4,6 +4,7 @@ import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 
+import java.lang.reflect.Method;
 import java.util.List;
 
 import org.junit.jupiter.api.AfterAll;
@@ -13,6 +14,7 @@ import org.springframework.amqp.rabbit.listener.AbstractMessageListenerContainer
 import org.springframework.amqp.rabbit.listener.RabbitListenerEndpointRegistry;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.context.ApplicationContext;
 import org.springframework.core.env.Environment;
 
 import static io.github.once.spring.boot.Scenarios.count;
@@ -50,6 +52,8 @@ abstract class ScenarioSupport {
     MeterRegistry meters;
     @Autowired
     Environment env;
+    @Autowired
+    ApplicationContext context;
 
     @AfterAll
     static void cleanUp(@Autowired RabbitListenerEndpointRegistry registry, @Autowired AmqpAdmin admin,
@@ -77,6 +81,20 @@ abstract class ScenarioSupport {
     double gauge(String name, String queue) {
         Gauge gauge = meters.find(name).tag("queue", queue).gauge();
         return gauge == null ? 0 : gauge.value();
+    }
+
+    double paused(String queue) {
+        return gauge("once.consumer.paused", queue);
+    }
+
+    /** The status code of Once's health indicator, on either Boot line (their Health classes differ). */
+    String health() throws Exception {
+        Object indicator = context.getBean("onceHealthIndicator");
+        Method health = indicator.getClass().getMethod("health");
+        health.setAccessible(true);
+        Object result = health.invoke(indicator);
+        Object status = result.getClass().getMethod("getStatus").invoke(result);
+        return status.getClass().getMethod("getCode").invoke(status).toString();
     }
 
     double inFlight(String queue) {

@@ -4,7 +4,6 @@ import io.github.once.IdempotencyKey;
 import io.github.once.RecordState;
 import io.github.once.testkit.StoreCalls;
 
-import java.lang.reflect.Method;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -12,8 +11,6 @@ import java.util.UUID;
 
 import org.awaitility.core.ConditionTimeoutException;
 import org.junit.jupiter.api.Test;
-import org.springframework.beans.factory.annotation.Autowired;
-import org.springframework.context.ApplicationContext;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
@@ -27,26 +24,9 @@ import static org.awaitility.Awaitility.await;
  * of container).
  */
 class StoreOutageTest extends ListenerStoreOutageContract {
-    @Autowired
-    ApplicationContext context;
-
     @DynamicPropertySource
     static void names(DynamicPropertyRegistry r) {
         register(r, "outage");
-    }
-
-    /** The status code of the health indicator, on either Boot line. */
-    private String health() throws Exception {
-        Object indicator = context.getBean("onceHealthIndicator");
-        Method health = indicator.getClass().getMethod("health");
-        health.setAccessible(true);
-        Object result = health.invoke(indicator);
-        Object status = result.getClass().getMethod("getStatus").invoke(result);
-        return status.getClass().getMethod("getCode").invoke(status).toString();
-    }
-
-    private double paused(String queue) {
-        return gauge("once.consumer.paused", queue);
     }
 
     /** What the listener of {@code queue} shows, for a failure message. */

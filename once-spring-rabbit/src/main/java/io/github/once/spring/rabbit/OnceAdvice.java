@@ -29,9 +29,11 @@ import io.github.once.spring.rabbit.internal.StoredReply;
 
 import java.util.ArrayList;
 import java.util.Collection;
+import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Map;
 import java.util.Objects;
+import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BiFunction;
 import java.util.function.Function;
@@ -89,7 +91,20 @@ public final class OnceAdvice implements MethodInterceptor, AutoCloseable {
 
     /** This advice for a factory whose every listener is idempotent, with the defaults for unregistered queues. */
     public OnceAdvice forEveryListener() {
+        shared.everyListener = true;
         return new OnceAdvice(shared, true);
+    }
+
+    /**
+     * Before the containers start: while the store does not answer, the containers of Once's queues (every
+     * container's, for {@link #forEveryListener()}) are kept from starting, and start once it answers.
+     */
+    void holdBackWhileStoreIsDown() {
+        Set<String> queues = new LinkedHashSet<>(shared.configs.keySet());
+        if (shared.everyListener) {
+            shared.containers.get().forEach(c -> queues.addAll(List.of(c.getQueueNames())));
+        }
+        shared.pause.holdBackIfUnreachable(queues);
     }
 
     /** Makes the listeners of {@code queue} idempotent, with {@code config} (its key, namespace, retry). */
@@ -329,6 +344,7 @@ public final class OnceAdvice implements MethodInterceptor, AutoCloseable {
         final Map<String, ContainerPolicy> policies = new ConcurrentHashMap<>();
         final Map<String, QueueEvents> eventsByQueue = new ConcurrentHashMap<>();
         volatile Supplier<Collection<AbstractMessageListenerContainer>> containers = List::of;
+        volatile boolean everyListener;
 
         Shared(Builder b) {
             this.defaults = b.consumer;

@@ -24,10 +24,11 @@ import org.springframework.beans.factory.BeanFactory;
 import org.springframework.beans.factory.BeanFactoryAware;
 import org.springframework.beans.factory.ListableBeanFactory;
 import org.springframework.beans.factory.SmartInitializingSingleton;
-import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.beans.factory.config.BeanExpressionContext;
 import org.springframework.beans.factory.config.BeanExpressionResolver;
+import org.springframework.beans.factory.config.BeanPostProcessor;
 import org.springframework.beans.factory.config.ConfigurableBeanFactory;
+import org.springframework.context.SmartLifecycle;
 import org.springframework.core.annotation.AnnotatedElementUtils;
 import org.springframework.util.ReflectionUtils;
 import org.springframework.util.StringUtils;
@@ -36,13 +37,21 @@ import org.springframework.util.StringUtils;
  * Finds the {@code @RabbitListener} methods marked {@link Once} and registers their queues with the
  * {@link OnceAdvice}, each with its key and namespace; tells the advice which containers consume which queue,
  * so it can stop them while the store is unreachable. Register it as a static {@code @Bean}.
+ *
+ * <p>As a lifecycle bean it runs just before the listener containers start: when the store does not answer then
+ * (one read, within the store's own timeout), the containers of Once's queues stay stopped and start as soon as
+ * it answers, so the application starts while its store is down and takes no delivery until it is back.
  */
-public final class OnceListenerRegistrar implements BeanPostProcessor, BeanFactoryAware, SmartInitializingSingleton {
+public final class OnceListenerRegistrar implements BeanPostProcessor, BeanFactoryAware, SmartInitializingSingleton,
+        SmartLifecycle {
+    /** Just before the listener containers and their registry ({@code Integer.MAX_VALUE}). */
+    private static final int PHASE = Integer.MAX_VALUE - 1000;
 
     private final Supplier<OnceAdvice> advice;
     private final Supplier<MessageConverter> converter;
     private final Map<String, Once> found = new LinkedHashMap<>();
     private ConfigurableBeanFactory beanFactory;
+    private volatile boolean running;
 
     /** {@code converter} reads payloads for {@link Once#key()}. */
     public OnceListenerRegistrar(Supplier<OnceAdvice> advice, Supplier<MessageConverter> converter) {
@@ -174,5 +183,28 @@ public final class OnceListenerRegistrar implements BeanPostProcessor, BeanFacto
             }
         }
         return all;
+    }
+
+    @Override
+    public void start() {
+        if (!running) {
+            running = true;
+            advice.get().holdBackWhileStoreIsDown();
+        }
+    }
+
+    @Override
+    public void stop() {
+        running = false;
+    }
+
+    @Override
+    public boolean isRunning() {
+        return running;
+    }
+
+    @Override
+    public int getPhase() {
+        return PHASE;
     }
 }

@@ -36,6 +36,8 @@ public final class ContainerPause implements AutoCloseable {
     private final Supplier<Collection<AbstractMessageListenerContainer>> containers;
     private final Function<String, QueueEvents> events;
     private final Set<String> paused = ConcurrentHashMap.newKeySet();
+    /** Containers kept from starting with the application because the store did not answer then. */
+    private final Set<AbstractMessageListenerContainer> heldBack = ConcurrentHashMap.newKeySet();
     private final ScheduledExecutorService timer = Executors.newSingleThreadScheduledExecutor(r -> {
         Thread t = new Thread(r, "once-container-pause");
         t.setDaemon(true);
@@ -54,6 +56,32 @@ public final class ContainerPause implements AutoCloseable {
 
     public boolean isPaused(String queue) {
         return paused.contains(queue);
+    }
+
+    /**
+     * Before the containers start with the application: when the store does not answer (one read, within its own
+     * timeout), the containers of {@code queues} are kept from starting, and start when a probe succeeds. So a
+     * listener takes no delivery before its store can record it.
+     */
+    public void holdBackIfUnreachable(Collection<String> queues) {
+        try {
+            store.find(List.of(PROBE));
+            return;
+        } catch (RuntimeException e) {
+            for (String queue : queues) {
+                if (!paused.add(queue)) {
+                    continue;
+                }
+                for (AbstractMessageListenerContainer c : of(queue)) {
+                    if (c.isAutoStartup() && !c.isRunning()) {
+                        c.setAutoStartup(false);
+                        heldBack.add(c);
+                    }
+                }
+                probeAfter(queue, initial);
+                events.apply(queue).paused(e, initial);
+            }
+        }
     }
 
     /** Stops the containers consuming {@code queue}, once, until the store answers again. */
@@ -99,6 +127,9 @@ public final class ContainerPause implements AutoCloseable {
         RuntimeException failed = null;
         for (AbstractMessageListenerContainer c : of(queue)) {
             try {
+                if (heldBack.remove(c)) {
+                    c.setAutoStartup(true); // as it was, for a later restart of the application context
+                }
                 c.start();
             } catch (RuntimeException e) {
                 failed = e;
