@@ -110,16 +110,21 @@ class OrdersApplicationTest {
     static void cleanUp(@Autowired RabbitListenerEndpointRegistry listeners, @Autowired AmqpAdmin admin,
                         @Autowired JdbcTemplate jdbc) {
         listeners.stop(); // before the queues go, so no consumer restarts on a missing queue
-        admin.deleteQueue(QUEUE);
-        admin.deleteQueue(Topology.deadLetterQueue(QUEUE));
-        for (Duration delay : BACKOFF) {
-            admin.deleteQueue(Topology.delayQueue(QUEUE, delay));
-        }
+        deleteQueues(admin, QUEUE);
         if (!ORDER_IDS.isEmpty()) {
             jdbc.update("DELETE FROM shop_order WHERE order_id IN (" + placeholders() + ")", ORDER_IDS.toArray());
         }
         jdbc.update("DELETE FROM once_record WHERE namespace = ?", QUEUE); // this test's keys only
         PAYMENTS.close();
+    }
+
+    /** The work queue with its delay and dead-letter queues. */
+    static void deleteQueues(AmqpAdmin admin, String queue) {
+        admin.deleteQueue(queue);
+        admin.deleteQueue(Topology.deadLetterQueue(queue));
+        for (Duration delay : BACKOFF) {
+            admin.deleteQueue(Topology.delayQueue(queue, delay));
+        }
     }
 
     private static FakePaymentService startPayments() {

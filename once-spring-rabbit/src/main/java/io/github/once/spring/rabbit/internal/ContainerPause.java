@@ -1,6 +1,7 @@
 package io.github.once.spring.rabbit.internal;
 
 import io.github.once.IdempotencyKey;
+import io.github.once.StoreUnavailableException;
 import io.github.once.spi.IdempotencyStore;
 import io.github.once.spring.rabbit.Once;
 
@@ -9,9 +10,12 @@ import java.util.Collection;
 import java.util.List;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
 import java.util.concurrent.ScheduledExecutorService;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 import java.util.function.Supplier;
 
@@ -29,6 +33,8 @@ import org.springframework.amqp.rabbit.listener.AbstractMessageListenerContainer
 public final class ContainerPause implements AutoCloseable {
     private static final Logger log = LoggerFactory.getLogger(ContainerPause.class);
     private static final IdempotencyKey PROBE = IdempotencyKey.of("once-probe", "store-reachable");
+    /** The longest the application's start waits for the store's answer. */
+    static final Duration START_CHECK = Duration.ofSeconds(5);
 
     private final IdempotencyStore store;
     private final Duration initial;
@@ -59,28 +65,37 @@ public final class ContainerPause implements AutoCloseable {
     }
 
     /**
-     * Before the containers start with the application: when the store does not answer (one read, within its own
-     * timeout), the containers of {@code queues} are kept from starting, and start when a probe succeeds. So a
-     * listener takes no delivery before its store can record it.
+     * Before the containers start with the application: when the store does not answer (one read, for at most
+     * {@link #START_CHECK}: a pool's own wait for a connection can be much longer), the containers of
+     * {@code queues} are kept from starting, and start when a probe succeeds. So a listener takes no delivery
+     * before its store can record it, and the application's start waits for the store at most that long.
      */
     public void holdBackIfUnreachable(Collection<String> queues) {
+        Throwable down;
+        Future<?> read = timer.submit(() -> store.find(List.of(PROBE)));
         try {
-            store.find(List.of(PROBE));
+            read.get(START_CHECK.toMillis(), TimeUnit.MILLISECONDS);
             return;
-        } catch (RuntimeException e) {
-            for (String queue : queues) {
-                if (!paused.add(queue)) {
-                    continue;
-                }
-                for (AbstractMessageListenerContainer c : of(queue)) {
-                    if (c.isAutoStartup() && !c.isRunning()) {
-                        c.setAutoStartup(false);
-                        heldBack.add(c);
-                    }
-                }
-                probeAfter(queue, initial);
-                events.apply(queue).paused(e, initial);
+        } catch (ExecutionException e) {
+            down = e.getCause();
+        } catch (TimeoutException e) {
+            down = new StoreUnavailableException("the store did not answer within " + START_CHECK + " at start-up");
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return;
+        }
+        for (String queue : queues) {
+            if (!paused.add(queue)) {
+                continue;
             }
+            for (AbstractMessageListenerContainer c : of(queue)) {
+                if (c.isAutoStartup() && !c.isRunning()) {
+                    c.setAutoStartup(false);
+                    heldBack.add(c);
+                }
+            }
+            probeAfter(queue, initial);
+            events.apply(queue).paused(down, initial);
         }
     }
 
