@@ -11,6 +11,8 @@ import io.github.once.StoreUnavailableException;
 import io.github.once.rabbitmq.internal.DeliveryTrail;
 import io.github.once.rabbitmq.internal.Durations;
 import io.github.once.rabbitmq.internal.LineRate;
+import io.github.once.rabbitmq.internal.LogSummaries;
+import io.github.once.rabbitmq.internal.WeakTimer;
 import io.github.once.spi.Lease;
 
 import java.time.Duration;
@@ -45,8 +47,10 @@ import static io.github.once.rabbitmq.internal.LogFields.token;
  * <p>By default processed, duplicate, busy and requeued deliveries log at DEBUG, abandoned deliveries at INFO,
  * failed attempts, dead letters and lost leases at WARN. Dead letters, lost leases, pauses and takeovers are
  * always logged: they cannot be sampled or set below INFO. Lines at INFO and above are rate-limited per kind
- * ({@link Builder#rateLimit}): past the limit they are counted, and the next line of that kind says how many were
- * left out ({@code suppressed}). A pause that lasts is recalled at most once per {@link Builder#pauseReminder}.
+ * ({@link Builder#rateLimit}): past the limit they are counted, and every 10 s one line sums up those left out
+ * ({@code 82 more dead-lettered: conflict 80, missing-key 2}). Every {@link Builder#summaryEvery} (a minute) an
+ * INFO line sums up the deliveries settled per action, and an ERROR says so when every one was dead-lettered for
+ * the same reason. A pause that lasts is recalled at most once per {@link Builder#pauseReminder}.
  */
 public final class ProcessingLog implements OnceListener, ConsumerListener {
 
@@ -64,6 +68,7 @@ public final class ProcessingLog implements OnceListener, ConsumerListener {
     private final Map<ConsumerAction, LineRate> rates = new EnumMap<>(ConsumerAction.class);
     private final LineRate connectionRate;
     private final long reminderNanos;
+    private final LogSummaries summaries;
     private boolean paused;
     private long pausedSince;
     private long lastPauseLine;
@@ -82,6 +87,13 @@ public final class ProcessingLog implements OnceListener, ConsumerListener {
         }
         this.connectionRate = new LineRate(b.rateLines, b.ratePer);
         this.reminderNanos = b.pauseReminder.toNanos();
+        this.summaries = new LogSummaries(b.summaryEvery);
+        WeakTimer.every(LogSummaries.TICK, this, log -> log.tick(System.nanoTime()));
+    }
+
+    /** Package-private for tests, which call it with a later time instead of waiting for the timer. */
+    void tick(long now) {
+        summaries.tick(now, log, queue, levels, rates);
     }
 
     public static ProcessingLog defaults() {
@@ -182,6 +194,9 @@ public final class ProcessingLog implements OnceListener, ConsumerListener {
     @Override
     public void onAction(Delivery delivery, IdempotencyKey key, ConsumerAction action) {
         DeliveryTrail.Settled heard = TRAILS.get().settle(delivery, key);
+        String deadLetterReason = action == ConsumerAction.DEAD_LETTERED
+                ? reason(heard.deadLetter(), key, heard.outcome()) : null;
+        summaries.settled(action, deadLetterReason);
         if (!due(action)) {
             return;
         }
@@ -191,6 +206,9 @@ public final class ProcessingLog implements OnceListener, ConsumerListener {
         }
         long suppressed = level.toInt() >= Level.INFO.toInt() ? rates.get(action).admit(System.nanoTime()) : 0;
         if (suppressed < 0) {
+            if (deadLetterReason != null) {
+                summaries.suppressedDeadLetter(deadLetterReason);
+            }
             return;
         }
         Outcome<?> outcome = heard.outcome();
@@ -223,9 +241,8 @@ public final class ProcessingLog implements OnceListener, ConsumerListener {
         }
         if (action == ConsumerAction.DEAD_LETTERED) {
             DeliveryTrail.DeadLetter deadLetter = heard.deadLetter();
-            String reason = reason(deadLetter, key, outcome);
-            if (reason != null) {
-                line.addKeyValue("reason", reason);
+            if (deadLetterReason != null) {
+                line.addKeyValue("reason", deadLetterReason);
             }
             if (deadLetter != null && deadLetter.detail() != null) {
                 line.addKeyValue("detail", deadLetter.detail());
@@ -341,6 +358,7 @@ public final class ProcessingLog implements OnceListener, ConsumerListener {
         private int rateLines = 20;
         private Duration ratePer = Duration.ofSeconds(10);
         private Duration pauseReminder = Duration.ofMinutes(1);
+        private Duration summaryEvery = Duration.ofMinutes(1);
 
         private Builder() {
             levels.put(ConsumerAction.PROCESSED, Level.DEBUG);
@@ -413,6 +431,20 @@ public final class ProcessingLog implements OnceListener, ConsumerListener {
         /** How often a pause that lasts is logged again at its first line's level. Default 1 minute. */
         public Builder pauseReminder(Duration every) {
             this.pauseReminder = Durations.requirePositive(every, "pauseReminder");
+            return this;
+        }
+
+        /**
+         * How often an INFO line sums up the deliveries settled since the last one (their count per action and the
+         * rate; none when there were none); {@code Duration.ZERO} for none at all. The same window raises an ERROR
+         * when it held at least 10 deliveries and every one was dead-lettered for the same reason. Default 1
+         * minute; lines the rate limit left out are summed up every 10 s whatever this is.
+         */
+        public Builder summaryEvery(Duration every) {
+            if (Objects.requireNonNull(every, "summaryEvery").isNegative()) {
+                throw new IllegalArgumentException("summaryEvery must not be negative, but was " + every);
+            }
+            this.summaryEvery = every;
             return this;
         }
 

@@ -38,4 +38,11 @@ public final class LineRate {
         suppressed = 0;
         return left;
     }
+
+    /** How many were left out since the last line let through, now reported elsewhere (a summary line). */
+    public synchronized long takeSuppressed() {
+        long left = suppressed;
+        suppressed = 0;
+        return left;
+    }
 }

@@ -11,6 +11,8 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.Locale;
+import java.util.Map;
+import java.util.stream.Collectors;
 
 /** The values of the processing log's key-value pairs, as text: names of outcomes and actions, times, digests. */
 public final class LogFields {
@@ -78,5 +80,13 @@ public final class LogFields {
 
     public static String millis(long nanos) {
         return String.format(Locale.ROOT, "%.3f", nanos / 1e6);
+    }
+
+    /** {@code conflict 80, missing-key 2}: counts by name, largest first. */
+    public static String counts(Map<String, Long> byName) {
+        return byName.entrySet().stream()
+                .sorted(Map.Entry.<String, Long>comparingByValue().reversed().thenComparing(Map.Entry.comparingByKey()))
+                .map(e -> e.getKey() + " " + e.getValue())
+                .collect(Collectors.joining(", "));
     }
 }
