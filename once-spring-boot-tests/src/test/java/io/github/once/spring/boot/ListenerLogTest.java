@@ -37,7 +37,8 @@ import static org.awaitility.Awaitility.await;
 /**
  * A {@code @Once} listener writes the processing log {@code OnceConsumer} writes: an INFO line when it starts, a
  * WARN line per failed attempt with the error and the next attempt, and a WARN line for the dead letter with its
- * reason, each with the queue, namespace and key (captured from logger {@value ProcessingLog#LOGGER}).
+ * reason, each with the queue, namespace and key; and, when the containers' broker connection is closed from the
+ * broker's side, a line for the loss and one for the recovery (captured from logger {@value ProcessingLog#LOGGER}).
  */
 @SpringBootTest(classes = ListenerLogTest.App.class, properties = {
         "spring.rabbitmq.host=127.0.0.1",
@@ -49,6 +50,7 @@ import static org.awaitility.Awaitility.await;
 class ListenerLogTest {
     static final String QUEUE = Scenarios.queueName("log");
     static final ListAppender<ILoggingEvent> LINES = new ListAppender<>();
+    static final ConnectionName CONNECTION = ConnectionName.fresh();
 
     @DynamicPropertySource
     static void queue(DynamicPropertyRegistry r) {
@@ -63,6 +65,11 @@ class ListenerLogTest {
          * Attached as a bean: Boot sets logging up anew when the context starts, dropping appenders added before,
          * and the listeners' start lines are written once every bean is made.
          */
+        @Bean
+        ConnectionName connectionName() {
+            return CONNECTION;
+        }
+
         @Bean
         ListAppender<ILoggingEvent> processingLines() {
             Logger logger = (Logger) LoggerFactory.getLogger(ProcessingLog.LOGGER);
@@ -110,6 +117,22 @@ class ListenerLogTest {
                     .containsEntry("reason", "max-attempts");
         });
         await().atMost(Duration.ofSeconds(5)).until(() -> Scenarios.count(admin, QUEUE + ".once.dlq") == 1);
+    }
+
+    @Test
+    void aLostBrokerConnectionAndItsRecoveryAreLogged() {
+        // The containers hold their connection open from the start.
+        await().atMost(Duration.ofSeconds(20)).until(() -> CONNECTION.closeFromBroker() > 0);
+
+        await().atMost(Duration.ofSeconds(30)).until(() ->
+                !lines("Connection to the broker recovered").isEmpty());
+        assertThat(lines("Connection to the broker lost; waiting for automatic recovery")).isNotEmpty()
+                .allSatisfy(e -> {
+                    assertThat(e.getLevel()).isEqualTo(Level.INFO);
+                    assertThat(pairs(e)).containsEntry("broker", "127.0.0.1:5672").containsKey("cause");
+                });
+        assertThat(lines("Connection to the broker recovered")).first()
+                .satisfies(e -> assertThat(pairs(e)).containsEntry("broker", "127.0.0.1:5672").containsKey("lostMs"));
     }
 
     private static List<ILoggingEvent> lines(String message) {

@@ -19,6 +19,7 @@ import io.github.once.spi.IdempotencyStore;
 import io.github.once.spi.TransactionalStore;
 import io.github.once.spring.rabbit.internal.BatchCall;
 import io.github.once.spring.rabbit.internal.ClaimWatchingStore;
+import io.github.once.spring.rabbit.internal.ConnectionEvents;
 import io.github.once.spring.rabbit.internal.ContainerPause;
 import io.github.once.spring.rabbit.internal.MoveSender;
 import io.github.once.spring.rabbit.internal.QueueEvents;
@@ -354,6 +355,7 @@ public final class OnceAdvice implements MethodInterceptor, AutoCloseable {
             this.transactions = b.transactionManager == null ? null : SpringTransactionsFactory.create(b);
             this.records = transactions != null ? b.store : new ClaimWatchingStore(b.store);
             this.moves = new MoveSender(rabbitFactory(b.connectionFactory), b.consumer);
+            ConnectionEvents.watch((AbstractConnectionFactory) b.connectionFactory, eventsByQueue::values);
             this.listeners = b.consumerListeners;
             this.pause = new ContainerPause(b.store, b.consumer.storeBackoff(), b.consumer.maxStoreBackoff(),
                     () -> containers.get(), this::events);

@@ -81,6 +81,15 @@ public final class QueueEvents {
         }
     }
 
+    /** The containers' broker connection was lost; they recover on their own. */
+    void connectionLost(String broker, Throwable cause) {
+        call("onConnectionLost", l -> l.onConnectionLost(broker, cause, true));
+    }
+
+    void connectionRecovered(String broker, Duration lost) {
+        call("onConnectionRecovered", l -> l.onConnectionRecovered(broker, lost));
+    }
+
     void paused(Throwable cause, Duration backoff) {
         call("onPause", l -> l.onPause(cause, backoff));
     }
