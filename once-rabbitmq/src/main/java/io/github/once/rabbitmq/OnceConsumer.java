@@ -6,6 +6,7 @@ import com.rabbitmq.client.Delivery;
 
 import io.github.once.Idempotency;
 import io.github.once.IdempotencyKey;
+import io.github.once.OnceException;
 import io.github.once.StoreUnavailableException;
 import io.github.once.rabbitmq.internal.ConnectionWatch;
 import io.github.once.rabbitmq.internal.ConsumerSettings;
@@ -343,6 +344,17 @@ public final class OnceConsumer implements AutoCloseable {
             List<ConsumerListener> all = new ArrayList<>(listeners);
             all.add(processingLog != null ? processingLog : ProcessingLog.builder().queue(queue).build());
             return new OnceConsumer(new ConsumerSettings(connection, queue, executor, handler, c, ns), all);
+        }
+    }
+
+    /**
+     * A consumer (or its connection, {@link RabbitConnections}) cannot start because the broker is not reachable or
+     * not set up as it needs: the message names the broker and says what to change (which queue to declare, which
+     * setting to fix).
+     */
+    public static class StartupException extends OnceException {
+        public StartupException(String message, Throwable cause) {
+            super(message, cause);
         }
     }
 

@@ -20,7 +20,7 @@ public final class RabbitConnections {
      * {@code factory.newConnection(clientName)}, failing with a message that names the broker's host and port.
      *
      * @param clientName shown in the management UI's connection list
-     * @throws StartupException when RabbitMQ cannot be reached, refuses the credentials or does not answer in time
+     * @throws OnceConsumer.StartupException when RabbitMQ cannot be reached, refuses the credentials or does not answer in time
      */
     public static Connection open(ConnectionFactory factory, String clientName) {
         Objects.requireNonNull(factory, "factory");
@@ -29,15 +29,15 @@ public final class RabbitConnections {
         try {
             return factory.newConnection(clientName);
         } catch (PossibleAuthenticationFailureException e) {
-            throw new StartupException("RabbitMQ at " + broker + " refused user '" + factory.getUsername() + "' ("
+            throw new OnceConsumer.StartupException("RabbitMQ at " + broker + " refused user '" + factory.getUsername() + "' ("
                     + e.getMessage() + "): check ConnectionFactory.setUsername/setPassword and the user's"
                     + " permissions on the virtual host", e);
         } catch (IOException e) {
-            throw new StartupException("Cannot reach RabbitMQ at " + broker + ": " + e
+            throw new OnceConsumer.StartupException("Cannot reach RabbitMQ at " + broker + ": " + e
                     + ". Check that RabbitMQ runs there, or set its address with ConnectionFactory.setHost and"
                     + " setPort (or setUri)", e);
         } catch (TimeoutException e) {
-            throw new StartupException("RabbitMQ at " + broker + " did not answer within "
+            throw new OnceConsumer.StartupException("RabbitMQ at " + broker + " did not answer within "
                     + factory.getConnectionTimeout() + " ms: check the address and the network", e);
         }
     }

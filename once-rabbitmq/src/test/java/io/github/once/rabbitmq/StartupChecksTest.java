@@ -78,7 +78,7 @@ class StartupChecksTest {
         OnceConsumer consumer = consumer(Idempotency.builder(InMemoryIdempotencyStore.builder().build()).build()).build();
 
         assertThatThrownBy(consumer::start)
-                .isInstanceOf(StartupException.class)
+                .isInstanceOf(OnceConsumer.StartupException.class)
                 .hasMessageContaining("The work queue '" + rabbit.queue + "' does not exist on RabbitMQ at 127.0.0.1:5672")
                 .hasMessageContaining(".topology(Topology.declareAll(Topology.QueueType.CLASSIC))");
         assertThat(queueExists(Topology.deadLetterQueue(rabbit.queue))).as("no dead-letter queue for a missing queue")
@@ -96,7 +96,7 @@ class StartupChecksTest {
         factory.setPort(closedPort);
 
         assertThatThrownBy(() -> RabbitConnections.open(factory, "orders"))
-                .isInstanceOf(StartupException.class)
+                .isInstanceOf(OnceConsumer.StartupException.class)
                 .hasMessageContaining("Cannot reach RabbitMQ at amqp://127.0.0.1:" + closedPort)
                 .hasMessageContaining("Connection refused")
                 .hasMessageContaining("ConnectionFactory.setHost and setPort");
@@ -110,7 +110,7 @@ class StartupChecksTest {
         connection.close();
 
         assertThatThrownBy(consumer::start)
-                .isInstanceOf(StartupException.class)
+                .isInstanceOf(OnceConsumer.StartupException.class)
                 .hasMessageContaining("The connection to RabbitMQ at 127.0.0.1:5672 is closed");
     }
 

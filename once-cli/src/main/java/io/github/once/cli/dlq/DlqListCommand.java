@@ -2,6 +2,7 @@ package io.github.once.cli.dlq;
 
 import io.github.once.cli.ExitCodes;
 import io.github.once.cli.ops.Human;
+import io.github.once.rabbitmq.DeadLetterQueue.DeadLetter;
 import java.io.PrintWriter;
 import java.util.List;
 import picocli.CommandLine.Command;
@@ -13,7 +14,7 @@ import picocli.CommandLine.Command;
 public final class DlqListCommand extends DlqSubcommand {
 
     @Override
-    int run(DeadLetterQueue dlq, PrintWriter out) {
+    int run(DlqSession dlq, PrintWriter out) {
         List<DeadLetter> letters = dlq.take(options.max);
         if (options.json) {
             out.println(DlqText.json(dlq.deadLetterQueue(), letters, dlq.remaining(), List.of()));

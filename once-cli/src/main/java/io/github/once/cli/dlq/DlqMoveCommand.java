@@ -2,6 +2,7 @@ package io.github.once.cli.dlq;
 
 import io.github.once.cli.ExitCodes;
 import io.github.once.cli.ops.Human;
+import io.github.once.rabbitmq.DeadLetterQueue.DeadLetter;
 import java.io.PrintWriter;
 import java.util.ArrayList;
 import java.util.LinkedHashSet;
@@ -32,7 +33,7 @@ public final class DlqMoveCommand extends DlqSubcommand {
     }
 
     @Override
-    int run(DeadLetterQueue dlq, PrintWriter out) {
+    int run(DlqSession dlq, PrintWriter out) {
         Set<String> missing = choice.all ? new LinkedHashSet<>() : new LinkedHashSet<>(choice.ids);
         List<DeadLetter> moved = new ArrayList<>();
         for (DeadLetter letter : dlq.take(options.max)) {

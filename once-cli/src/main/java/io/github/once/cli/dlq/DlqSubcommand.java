@@ -21,7 +21,7 @@ abstract class DlqSubcommand implements Callable<Integer> {
                     + options.max);
         }
         PrintWriter out = spec.commandLine().getOut();
-        try (DeadLetterQueue dlq = DeadLetterQueue.open(options.amqpUri, options.queue)) {
+        try (DlqSession dlq = DlqSession.open(options.amqpUri, options.queue)) {
             int code = run(dlq, out);
             out.flush();
             return code;
@@ -29,5 +29,5 @@ abstract class DlqSubcommand implements Callable<Integer> {
     }
 
     /** The command's work on the opened queue; returns the exit status. */
-    abstract int run(DeadLetterQueue dlq, PrintWriter out);
+    abstract int run(DlqSession dlq, PrintWriter out);
 }

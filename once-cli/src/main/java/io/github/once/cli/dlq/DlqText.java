@@ -2,6 +2,7 @@ package io.github.once.cli.dlq;
 
 import io.github.once.cli.ops.InspectCommand;
 import io.github.once.cli.ops.Json;
+import io.github.once.rabbitmq.DeadLetterQueue.DeadLetter;
 import io.github.once.rabbitmq.OnceHeaders;
 import java.io.PrintWriter;
 import java.util.Collection;

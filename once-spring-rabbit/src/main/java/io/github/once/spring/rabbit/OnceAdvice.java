@@ -35,6 +35,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Objects;
 import java.util.Set;
+import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.BiFunction;
 import java.util.function.Function;
@@ -113,6 +114,13 @@ public final class OnceAdvice implements MethodInterceptor, AutoCloseable {
         shared.configs.put(Objects.requireNonNull(queue, "queue"), Objects.requireNonNull(config, "config"));
         shared.policies.remove(queue);
         shared.events(queue).started(queue, shared.storeName, config);
+    }
+
+    /** The key namespace of each queue registered with its own settings (by {@code @Once}), by queue. */
+    public Map<String, String> namespaces() {
+        Map<String, String> namespaces = new TreeMap<>();
+        shared.configs.forEach((queue, config) -> namespaces.put(queue, Shared.namespace(queue, config)));
+        return namespaces;
     }
 
     /** The consumer settings every queue starts from. */
@@ -369,10 +377,14 @@ public final class OnceAdvice implements MethodInterceptor, AutoCloseable {
         Idempotency executor(String queue) {
             return executors.computeIfAbsent(queue, q -> {
                 ConsumerConfig config = configs.getOrDefault(q, defaults);
-                String namespace = config.namespace() != null ? config.namespace() : q;
+                String namespace = namespace(q, config);
                 return Idempotency.builder(records).config(idempotency).listener(executorLog)
                         .listener(executorListeners.apply(namespace)).build();
             });
+        }
+
+        static String namespace(String queue, ConsumerConfig config) {
+            return config.namespace() != null ? config.namespace() : queue;
         }
 
         /** The events of {@code queue}; its listener is made at the first event. */

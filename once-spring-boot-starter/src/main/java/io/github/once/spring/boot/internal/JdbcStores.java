@@ -2,6 +2,7 @@ package io.github.once.spring.boot.internal;
 
 import io.github.once.jdbc.JdbcIdempotencyStore;
 import io.github.once.spi.IdempotencyStore;
+import io.github.once.spi.StoreInspector;
 import io.github.once.spring.boot.OnceProperties;
 
 import javax.sql.DataSource;
@@ -14,5 +15,10 @@ public final class JdbcStores {
     public static IdempotencyStore create(DataSource dataSource, OnceProperties.Jdbc jdbc) {
         return JdbcIdempotencyStore.builder(dataSource).tableName(jdbc.getTable())
                 .createTableIfMissing(jdbc.isCreateTable()).build();
+    }
+
+    /** Its inspector when {@code store} is once-jdbc's, else null. */
+    static StoreInspector inspector(IdempotencyStore store) {
+        return store instanceof JdbcIdempotencyStore jdbc ? jdbc.inspector() : null;
     }
 }

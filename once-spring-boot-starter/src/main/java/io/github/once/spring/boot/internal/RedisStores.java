@@ -2,6 +2,7 @@ package io.github.once.spring.boot.internal;
 
 import io.github.once.redis.RedisIdempotencyStore;
 import io.github.once.spi.IdempotencyStore;
+import io.github.once.spi.StoreInspector;
 import io.github.once.spring.boot.OnceProperties;
 import io.lettuce.core.RedisURI;
 
@@ -26,6 +27,11 @@ public final class RedisStores {
             b.credentials(env.getProperty("spring.data.redis.username"), password.toCharArray());
         }
         return b.build();
+    }
+
+    /** Its inspector when {@code store} is once-redis's, else null. */
+    static StoreInspector inspector(IdempotencyStore store) {
+        return store instanceof RedisIdempotencyStore redis ? redis.inspector() : null;
     }
 
     static RedisURI uri(Environment env) {
