@@ -13,6 +13,7 @@ import io.github.once.spring.boot.internal.Boot3HealthIndicator;
 import io.github.once.spring.boot.internal.Boot4HealthIndicator;
 import io.github.once.spring.boot.internal.JdbcStores;
 import io.github.once.spring.boot.internal.MeterSupport;
+import io.github.once.spring.boot.internal.OnceEndpoint;
 import io.github.once.spring.boot.internal.OnceStoreHealth;
 import io.github.once.spring.boot.internal.RedisStores;
 import io.github.once.spring.rabbit.OnceAdvice;
@@ -20,6 +21,7 @@ import io.github.once.spring.rabbit.OnceListenerRegistrar;
 
 import java.time.Duration;
 import java.util.Locale;
+import java.util.Map;
 
 import javax.sql.DataSource;
 
@@ -27,6 +29,7 @@ import org.aopalliance.aop.Advice;
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 import org.springframework.amqp.rabbit.config.AbstractRabbitListenerContainerFactory;
+import org.springframework.amqp.rabbit.connection.AbstractConnectionFactory;
 import org.springframework.amqp.rabbit.connection.ConnectionFactory;
 import org.springframework.amqp.support.converter.MessageConverter;
 import org.springframework.amqp.support.converter.SimpleMessageConverter;
@@ -174,6 +177,22 @@ public class OnceAutoConfiguration {
                     return bean;
                 }
             };
+        }
+    }
+
+    /** The actuator endpoint {@code once}, exposed and secured as Boot's other endpoints (not over HTTP by default). */
+    @Configuration(proxyBeanMethods = false)
+    @ConditionalOnClass(name = "org.springframework.boot.actuate.endpoint.annotation.Endpoint")
+    static class Endpoints {
+        @Bean
+        @ConditionalOnMissingBean
+        OnceEndpoint onceEndpoint(IdempotencyStore store, ObjectProvider<OnceAdvice> advice,
+                                  ObjectProvider<ConnectionFactory> connectionFactory) {
+            ConnectionFactory factory = connectionFactory.getIfUnique();
+            return new OnceEndpoint(store, () -> {
+                OnceAdvice once = advice.getIfAvailable();
+                return once == null ? Map.of() : once.namespaces();
+            }, factory instanceof AbstractConnectionFactory f ? f.getRabbitConnectionFactory() : null);
         }
     }
 
