@@ -85,18 +85,31 @@ public final class OnceConsumer implements AutoCloseable {
 
     /**
      * Checks the connection, the store and the work queue, declares the configured topology and starts consuming
-     * on every channel.
+     * on every channel. A store that cannot be reached yet does not fail the start: the consumer starts paused
+     * and probes it with back-off. When a step fails, whatever the earlier ones began is stopped first (channels,
+     * worker threads, the listeners on the connection) and the consumer is closed.
      *
      * @throws StartupException when the connection is closed or the work queue does not exist (the message says
      *                          what to declare or set)
      * @throws io.github.once.StoreMisconfiguredException when the store is not set up (the message names the fix)
-     * @throws io.github.once.StoreUnavailableException   when the store cannot be reached
      */
     public synchronized OnceConsumer start() throws IOException {
         if (started) {
             throw new IllegalStateException("consumer on '" + settings.queue() + "' was already started");
         }
         started = true;
+        try {
+            startSteps();
+        } catch (IOException | RuntimeException | Error e) {
+            // Whatever step failed, what the earlier ones began stops before the exception leaves: no channel
+            // left consuming, no worker thread, no listener on the caller's connection. The consumer is closed.
+            close();
+            throw e;
+        }
+        return this;
+    }
+
+    private void startSteps() throws IOException {
         Connection connection = settings.connection();
         if (!connection.isOpen()) {
             throw new StartupException("The connection to RabbitMQ at " + ConnectionWatch.describe(connection)
@@ -118,21 +131,11 @@ public final class OnceConsumer implements AutoCloseable {
             // Kept open while consuming: automatic recovery re-declares recorded queues on the channel that
             // declared them, so a durable queue deleted during an outage comes back.
             topologyChannel = settings.connection().createChannel();
-            try {
-                settings.config().topology().declare(topologyChannel, settings.queue(), settings.config().retry());
-            } catch (IOException | RuntimeException e) {
-                closeQuietly(topologyChannel);
-                throw e;
-            }
+            settings.config().topology().declare(topologyChannel, settings.queue(), settings.config().retry());
         }
         for (int i = 0; i < settings.config().channels(); i++) {
             ConsumerWorker worker = new ConsumerWorker(settings, i, gate, listener);
-            try {
-                worker.openNow();
-            } catch (IOException | RuntimeException e) {
-                close(); // the channels already started stop again
-                throw e;
-            }
+            worker.openNow();
             Thread thread = new Thread(worker, "once-consumer-" + settings.queue() + "-" + i);
             thread.setDaemon(true);
             workers.add(worker);
@@ -141,7 +144,6 @@ public final class OnceConsumer implements AutoCloseable {
         }
         watch.install();
         listener.onStart(settings.queue(), describe(settings.executor().store()), settings.config());
-        return this;
     }
 
     /** Its own description, or its class's simple name when it has none of its own. */

@@ -1,18 +1,22 @@
 package io.github.once.rabbitmq;
 
+import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.ConnectionFactory;
+import com.rabbitmq.client.DefaultConsumer;
 
 import io.github.once.Idempotency;
 import io.github.once.InMemoryIdempotencyStore;
 import io.github.once.StoreMisconfiguredException;
-import io.github.once.StoreUnavailableException;
 import io.github.once.jdbc.JdbcIdempotencyStore;
 import io.github.once.redis.RedisIdempotencyStore;
 
 import java.io.IOException;
 import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
 import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.Test;
@@ -20,11 +24,13 @@ import org.postgresql.ds.PGSimpleDataSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.awaitility.Awaitility.await;
 
 /**
  * What a first run gets wrong fails at {@code start()} (or at connecting) with one message that says how to fix
- * it, against the real RabbitMQ, PostgreSQL and a private redis-server: a missing record table, Redis gone, a
- * missing work queue, and RabbitMQ not listening where the factory points.
+ * it, against the real RabbitMQ, PostgreSQL and a private redis-server: a missing record table, a missing work
+ * queue, and RabbitMQ not listening where the factory points; a failed start leaves nothing running. Redis that
+ * is down is not such a mistake: the consumer starts paused and resumes when Redis is back.
  */
 class StartupChecksTest {
 
@@ -55,18 +61,31 @@ class StartupChecksTest {
     }
 
     @Test
-    void redisThatIsDownFailsTheStartNamingWhereItWasSought() throws Exception {
+    void redisThatIsDownStartsThePausedConsumerWhichResumesWhenRedisIsBack() throws Exception {
         try (PrivateRedis redis = new PrivateRedis()) {
             redis.start();
             RedisIdempotencyStore store = RedisIdempotencyStore.builder().uri(redis.uri()).build();
             try {
                 redis.kill();
+                RecordingListener listener = new RecordingListener();
+                AtomicInteger effects = new AtomicInteger();
                 OnceConsumer consumer = consumer(Idempotency.builder(store).build())
-                        .topology(Topology.declareAll(Topology.QueueType.CLASSIC)).build();
-                assertThatThrownBy(consumer::start)
-                        .isInstanceOf(StoreUnavailableException.class)
-                        .hasMessageContaining("redis://127.0.0.1:" + redis.port)
-                        .hasMessageContaining("check that Redis runs there");
+                        .handler((d, ctx) -> effects.incrementAndGet())
+                        .topology(Topology.declareAll(Topology.QueueType.CLASSIC)).listener(listener)
+                        .storeBackoff(Duration.ofMillis(100), Duration.ofMillis(400)).build().start();
+                try {
+                    assertThat(consumer.state()).isEqualTo(OnceConsumer.State.PAUSED);
+                    assertThat(consumerCount(rabbit.queue)).as("no delivery taken while paused").isZero();
+                    redis.start();
+                    // The next deliveries probe the store, as after an outage.
+                    rabbit.admin().basicPublish("", rabbit.queue, new AMQP.BasicProperties.Builder()
+                            .messageId("after-start").build(), "m".getBytes(StandardCharsets.UTF_8));
+                    await().atMost(Duration.ofSeconds(30)).until(() -> effects.get() == 1
+                            && consumer.state() == OnceConsumer.State.RUNNING);
+                    assertThat(listener.resumes.get()).isEqualTo(1);
+                } finally {
+                    consumer.close();
+                }
             } finally {
                 store.close();
             }
@@ -112,6 +131,52 @@ class StartupChecksTest {
         assertThatThrownBy(consumer::start)
                 .isInstanceOf(OnceConsumer.StartupException.class)
                 .hasMessageContaining("The connection to RabbitMQ at 127.0.0.1:5672 is closed");
+    }
+
+    /**
+     * A start that fails leaves nothing behind: no consumer on the queue, no worker thread, the
+     * consumer closed. Each step fails for real: the store's check (a missing table), the work queue's check (no
+     * queue), the topology (the queue exists with other arguments), and consuming (another connection holds the
+     * queue exclusively).
+     */
+    @Test
+    void aStartThatFailsAtTheStoreQueueTopologyOrConsumeStepLeavesNoConsumerAndNoThread() throws Exception {
+        Idempotency memory = Idempotency.builder(InMemoryIdempotencyStore.builder().build()).build();
+        String table = "once_missing_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
+        Idempotency missingTable = Idempotency.builder(JdbcIdempotencyStore.builder(postgresql()).tableName(table)
+                .build()).transactional().build();
+
+        // The store's check: nothing declared, nothing consuming.
+        assertStartFailsAndLeavesNothing(consumer(missingTable).channels(2)
+                .topology(Topology.declareAll(Topology.QueueType.CLASSIC)).build(), null);
+        // The work queue's check.
+        assertStartFailsAndLeavesNothing(consumer(memory).channels(2).build(), null);
+
+        // The topology: the work queue exists as a non-durable queue, Once declares it durable.
+        rabbit.admin().queueDeclare(rabbit.queue, false, false, false, null);
+        assertStartFailsAndLeavesNothing(consumer(memory).channels(2)
+                .topology(Topology.declareAll(Topology.QueueType.CLASSIC)).build(), rabbit.queue);
+
+        // Consuming: another connection consumes the queue exclusively, so every channel's basic.consume is refused.
+        Channel holder = rabbit.connect().createChannel();
+        holder.basicConsume(rabbit.queue, false, "holder", false, true, null, new DefaultConsumer(holder));
+        assertStartFailsAndLeavesNothing(consumer(memory).channels(2).build(), rabbit.queue);
+        holder.close();
+    }
+
+    private void assertStartFailsAndLeavesNothing(OnceConsumer consumer, String existingQueue) throws Exception {
+        long before = existingQueue == null ? 0 : consumerCount(existingQueue);
+        assertThatThrownBy(consumer::start).isInstanceOfAny(IOException.class, RuntimeException.class);
+        assertThat(consumer.state()).isEqualTo(OnceConsumer.State.CLOSED);
+        assertThat(Thread.getAllStackTraces().keySet()).as("worker threads")
+                .noneMatch(t -> t.isAlive() && t.getName().startsWith("once-consumer-" + rabbit.queue + "-"));
+        if (existingQueue != null) {
+            assertThat(consumerCount(existingQueue)).as("consumers of the queue").isEqualTo(before);
+        }
+    }
+
+    private int consumerCount(String queue) throws Exception {
+        return rabbit.admin().queueDeclarePassive(queue).getConsumerCount();
     }
 
     /** The local PostgreSQL, without a pool: a connection per call. */

@@ -178,7 +178,12 @@ final class ChannelSession {
         if (ch == null) {
             throw new IOException("the connection has no channel left");
         }
-        ch.basicQos(settings.config().prefetch());
+        try {
+            ch.basicQos(settings.config().prefetch());
+        } catch (IOException | RuntimeException e) {
+            abortQuietly(ch);
+            throw e;
+        }
         generation.incrementAndGet();
         consuming = false;
         awaitingRecovery = false;
