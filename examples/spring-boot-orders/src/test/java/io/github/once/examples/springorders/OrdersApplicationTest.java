@@ -93,17 +93,35 @@ class OrdersApplicationTest {
     }
 
     private int storedRows() {
-        return jdbc.queryForObject("SELECT count(*) FROM shop_order WHERE order_id IN (" + placeholders() + ")",
-                Integer.class, ORDER_IDS.toArray());
+        return storedRows(jdbc, ORDER_IDS);
     }
 
     private long ready(String queue) {
+        return ready(admin, queue);
+    }
+
+    /** Rows of {@code shop_order} for the orders {@code ids}. */
+    static int storedRows(JdbcTemplate jdbc, List<String> ids) {
+        return jdbc.queryForObject("SELECT count(*) FROM shop_order WHERE order_id IN (" + placeholders(ids) + ")",
+                Integer.class, ids.toArray());
+    }
+
+    /** Messages ready in {@code queue}; 0 when it does not exist. */
+    static long ready(AmqpAdmin admin, String queue) {
         QueueInformation info = admin.getQueueInfo(queue);
         return info == null ? 0 : info.getMessageCount();
     }
 
-    private static String placeholders() {
-        return String.join(", ", Collections.nCopies(ORDER_IDS.size(), "?"));
+    /** Deletes the rows of the orders {@code ids} and the records of namespace {@code queue}. */
+    static void deleteRows(JdbcTemplate jdbc, List<String> ids, String queue) {
+        if (!ids.isEmpty()) {
+            jdbc.update("DELETE FROM shop_order WHERE order_id IN (" + placeholders(ids) + ")", ids.toArray());
+        }
+        jdbc.update("DELETE FROM once_record WHERE namespace = ?", queue); // this test's keys only
+    }
+
+    private static String placeholders(List<String> ids) {
+        return String.join(", ", Collections.nCopies(ids.size(), "?"));
     }
 
     @AfterAll
@@ -111,10 +129,7 @@ class OrdersApplicationTest {
                         @Autowired JdbcTemplate jdbc) {
         listeners.stop(); // before the queues go, so no consumer restarts on a missing queue
         deleteQueues(admin, QUEUE);
-        if (!ORDER_IDS.isEmpty()) {
-            jdbc.update("DELETE FROM shop_order WHERE order_id IN (" + placeholders() + ")", ORDER_IDS.toArray());
-        }
-        jdbc.update("DELETE FROM once_record WHERE namespace = ?", QUEUE); // this test's keys only
+        deleteRows(jdbc, ORDER_IDS, QUEUE);
         PAYMENTS.close();
     }
 

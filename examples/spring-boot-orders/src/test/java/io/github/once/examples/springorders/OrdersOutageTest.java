@@ -7,14 +7,12 @@ import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.time.Duration;
 import java.util.ArrayList;
-import java.util.Collections;
 import java.util.List;
 import java.util.UUID;
 
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.Test;
 import org.springframework.amqp.core.AmqpAdmin;
-import org.springframework.amqp.core.QueueInformation;
 import org.springframework.amqp.rabbit.core.RabbitTemplate;
 import org.springframework.amqp.rabbit.listener.RabbitListenerEndpointRegistry;
 import org.springframework.beans.factory.annotation.Autowired;
@@ -95,17 +93,11 @@ class OrdersOutageTest {
     }
 
     private int storedRows() {
-        return jdbc.queryForObject("SELECT count(*) FROM shop_order WHERE order_id IN (" + placeholders() + ")",
-                Integer.class, ORDER_IDS.toArray());
+        return OrdersApplicationTest.storedRows(jdbc, ORDER_IDS);
     }
 
     private long ready(String queue) {
-        QueueInformation info = admin.getQueueInfo(queue);
-        return info == null ? 0 : info.getMessageCount();
-    }
-
-    private static String placeholders() {
-        return String.join(", ", Collections.nCopies(ORDER_IDS.size(), "?"));
+        return OrdersApplicationTest.ready(admin, queue);
     }
 
     @AfterAll
@@ -115,10 +107,7 @@ class OrdersOutageTest {
         BROKER.restore();
         listeners.stop();
         OrdersApplicationTest.deleteQueues(admin, QUEUE);
-        if (!ORDER_IDS.isEmpty()) {
-            jdbc.update("DELETE FROM shop_order WHERE order_id IN (" + placeholders() + ")", ORDER_IDS.toArray());
-        }
-        jdbc.update("DELETE FROM once_record WHERE namespace = ?", QUEUE);
+        OrdersApplicationTest.deleteRows(jdbc, ORDER_IDS, QUEUE);
         PAYMENTS.close();
         DATABASE.close();
         BROKER.close();
