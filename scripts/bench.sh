@@ -10,7 +10,9 @@
 # Every mode runs the end-to-end harness three times: the default variants with one channel per consumer, then the
 # baseline and the Redis (one at a time, batch) and transactional JDBC variants with 4 channels per Once
 # consumer (prefetch 250 on each channel), then the baseline and Spring AMQP listener containers, plain and with
-# Once's advice (in-memory and Redis).
+# Once's advice (in-memory and Redis). The JDBC variants write one row per message as their effect, and are
+# compared with plain-jdbc (no guard, the row auto-committed) and plain-jdbc-batch (no guard, 100 rows per
+# transaction, one multiple ack).
 #
 # Services (defaults: the project's local ones) can be changed with JAVA_OPTS, e.g.
 #   JAVA_OPTS="-Donce.bench.redis=redis://127.0.0.1:6380" scripts/bench.sh
@@ -58,11 +60,11 @@ java "${java_opts[@]}" -cp "$cp" io.github.once.bench.e2e.EndToEndBenchmark "${e
     --output "$out/end-to-end.md" | tee "$out/end-to-end.log"
 echo "End to end, 4 channels per Once consumer ($mode)..."
 java "${java_opts[@]}" -cp "$cp" io.github.once.bench.e2e.EndToEndBenchmark "${e2e_args[@]}" --channels 4 \
-    --variants baseline,once-redis,once-redis-batch,once-jdbc-tx,once-jdbc-tx-batch \
+    --variants baseline,plain-jdbc-batch,once-redis,once-redis-batch,once-jdbc-tx,once-jdbc-tx-batch \
     --output "$out/end-to-end-4ch.md" | tee "$out/end-to-end-4ch.log"
 echo "End to end, the tiered store against the JDBC store alone ($mode)..."
 java "${java_opts[@]}" -cp "$cp" io.github.once.bench.e2e.EndToEndBenchmark "${e2e_args[@]}" \
-    --variants baseline,once-jdbc-tx-batch,once-tiered-tx-batch --output "$out/end-to-end-tiered.md" \
+    --variants baseline,plain-jdbc-batch,once-jdbc-tx-batch,once-tiered-tx-batch --output "$out/end-to-end-tiered.md" \
     | tee "$out/end-to-end-tiered.log"
 echo "End to end, Spring AMQP containers ($mode)..."
 java "${java_opts[@]}" -cp "$cp" io.github.once.bench.e2e.EndToEndBenchmark "${e2e_args[@]}" \

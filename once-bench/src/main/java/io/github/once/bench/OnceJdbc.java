@@ -41,6 +41,11 @@ public final class OnceJdbc implements AutoCloseable {
         }
     }
 
+    /** The pool the store uses; the variants write their effect rows through it too. */
+    public HikariDataSource dataSource() {
+        return dataSource;
+    }
+
     public JdbcIdempotencyStore store() {
         return store;
     }

@@ -6,6 +6,7 @@ import io.github.once.IdempotencyKey;
 import io.github.once.Idempotency;
 import io.github.once.rabbitmq.ConsumerAction;
 import io.github.once.rabbitmq.ConsumerListener;
+import io.github.once.rabbitmq.MessageHandler;
 import io.github.once.rabbitmq.OnceConsumer;
 import io.github.once.rabbitmq.Topology;
 
@@ -34,6 +35,13 @@ final class OnceConsumption implements Consumption {
     static Consumption start(Variant.Run run, Idempotency executor, Variant.Mode mode,
                              AutoCloseable resources, ConsumerListener extra) throws Exception {
         Meter meter = run.meter();
+        return start(run, executor, mode, resources, extra, (delivery, context) -> meter.effect());
+    }
+
+    /** As above, with {@code effect} as the handler (the JDBC variants write a row). */
+    static Consumption start(Variant.Run run, Idempotency executor, Variant.Mode mode,
+                             AutoCloseable resources, ConsumerListener extra, MessageHandler effect) throws Exception {
+        Meter meter = run.meter();
         long[] deliveredAt = new long[meter.capacity()];
         AtomicReference<String> unexpected = new AtomicReference<>();
         ConsumerListener listener = new ConsumerListener() {
@@ -61,7 +69,7 @@ final class OnceConsumption implements Consumption {
                 .topology(Topology.none())
                 .listener(listener)
                 .listener(extra)
-                .handler((delivery, context) -> meter.effect());
+                .handler(effect);
         if (run.maxBatch() > 0) {
             builder.maxBatch(run.maxBatch());
         }

@@ -10,7 +10,8 @@ import java.util.Locale;
 import java.util.Map;
 
 /**
- * The markdown table: per variant the median throughput over its repetitions, its ratio to the baseline's median,
+ * The markdown table: per variant the median throughput over its repetitions, its ratio to the baseline's median
+ * (and, for the variants that write the effect row, to {@code plain-jdbc-batch}'s),
  * per-message latency percentiles over all repetitions and what they add to the baseline's, and peak heap.
  */
 final class Report {
@@ -23,16 +24,21 @@ final class Report {
 
     String table() {
         Summary baseline = byVariant.containsKey(Variant.BASELINE) ? summarize(byVariant.get(Variant.BASELINE)) : null;
+        // The fair baseline of the variants that write the effect row: the same row, 100 per transaction, no guard.
+        Summary rows = byVariant.containsKey(Variant.PLAIN_JDBC_BATCH)
+                ? summarize(byVariant.get(Variant.PLAIN_JDBC_BATCH)) : null;
         StringBuilder out = new StringBuilder();
-        out.append("| variant | msg/s (median) | runs msg/s | x baseline | p50 µs | p99 µs | added p50 µs | added p99 µs "
-                + "| peak heap MiB |\n");
-        out.append("|---|---:|---|---:|---:|---:|---:|---:|---:|\n");
+        out.append("| variant | msg/s (median) | runs msg/s | x baseline | x plain-jdbc-batch | p50 µs | p99 µs "
+                + "| added p50 µs | added p99 µs | peak heap MiB |\n");
+        out.append("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|\n");
         for (Map.Entry<Variant, List<RunResult>> e : byVariant.entrySet()) {
             Summary s = summarize(e.getValue());
             out.append("| ").append(e.getKey().label())
                     .append(" | ").append(String.format(Locale.ROOT, "%,.0f", s.medianRate))
                     .append(" | ").append(s.rates)
                     .append(" | ").append(baseline == null ? "-" : String.format(Locale.ROOT, "%.2f", s.medianRate / baseline.medianRate))
+                    .append(" | ").append(rows == null || !e.getKey().writesRows() ? "-"
+                            : String.format(Locale.ROOT, "%.2f", s.medianRate / rows.medianRate))
                     .append(" | ").append(micros(s.p50))
                     .append(" | ").append(micros(s.p99))
                     .append(" | ").append(baseline == null ? "-" : micros(s.p50 - baseline.p50))

@@ -10,6 +10,8 @@ import io.github.once.Task;
 import io.github.once.bench.OnceJdbc;
 import io.github.once.bench.Services;
 import io.github.once.micrometer.OnceMeters;
+import io.github.once.rabbitmq.ConsumerListener;
+import io.github.once.rabbitmq.MessageHandler;
 import io.github.once.redis.RedisIdempotencyStore;
 import io.github.once.tiered.TieredIdempotencyStore;
 import io.micrometer.prometheusmetrics.PrometheusConfig;
@@ -33,6 +35,18 @@ enum Variant {
         @Override
         Consumption start(Run run) throws Exception {
             return PlainConsumer.start(run.connection(), run.queue(), run.prefetch(), run.meter());
+        }
+    },
+    PLAIN_JDBC("plain manual-ack consumer, no guard, writes the effect row auto-committed, then acks") {
+        @Override
+        Consumption start(Run run) throws Exception {
+            return PlainJdbcConsumer.start(run, 1);
+        }
+    },
+    PLAIN_JDBC_BATCH("plain consumer, no guard, the effect row per delivery, 100 per transaction, one multiple ack") {
+        @Override
+        Consumption start(Run run) throws Exception {
+            return PlainJdbcConsumer.start(run, 100);
         }
     },
     ONCE_MEMORY("Once, in-memory store") {
@@ -67,28 +81,31 @@ enum Variant {
             return once(run, Idempotency.builder(store).config(CONFIG).listener(run.meter().storeTimes()).build(), true, store);
         }
     },
-    ONCE_JDBC("Once, PostgreSQL store, record in a separate transaction") {
+    ONCE_JDBC("Once, PostgreSQL store, record in a separate transaction; the effect row auto-committed") {
         @Override
         Consumption start(Run run) throws Exception {
             OnceJdbc jdbc = OnceJdbc.open(run.services(), run.namespace());
-            return once(run, Idempotency.builder(jdbc.store()).config(CONFIG).listener(run.meter().storeTimes()).build(), false, jdbc);
+            return jdbcRows(run, jdbc, Idempotency.builder(jdbc.store()).config(CONFIG)
+                    .listener(run.meter().storeTimes()).build(), Mode.ONE_AT_A_TIME, false);
         }
     },
-    ONCE_JDBC_TX("Once, PostgreSQL, effect and record in one transaction") {
+    ONCE_JDBC_TX("Once, PostgreSQL, effect row and record in one transaction") {
         @Override
         Consumption start(Run run) throws Exception {
             OnceJdbc jdbc = OnceJdbc.open(run.services(), run.namespace());
-            return once(run, Idempotency.builder(jdbc.store()).transactional().config(CONFIG).listener(run.meter().storeTimes()).build(), false, jdbc);
+            return jdbcRows(run, jdbc, Idempotency.builder(jdbc.store()).transactional().config(CONFIG)
+                    .listener(run.meter().storeTimes()).build(), Mode.ONE_AT_A_TIME, true);
         }
     },
-    ONCE_JDBC_TX_BATCH("Once, PostgreSQL, transactional, batch over the deliveries in hand") {
+    ONCE_JDBC_TX_BATCH("Once, PostgreSQL, transactional (effect row and record), batch over the deliveries in hand") {
         @Override
         Consumption start(Run run) throws Exception {
             OnceJdbc jdbc = OnceJdbc.open(run.services(), run.namespace());
-            return once(run, Idempotency.builder(jdbc.store()).transactional().config(CONFIG).listener(run.meter().storeTimes()).build(), true, jdbc);
+            return jdbcRows(run, jdbc, Idempotency.builder(jdbc.store()).transactional().config(CONFIG)
+                    .listener(run.meter().storeTimes()).build(), Mode.BATCH, true);
         }
     },
-    ONCE_TIERED_TX_BATCH("Once, Redis in front of PostgreSQL (tiered), transactional, batch over the deliveries in hand") {
+    ONCE_TIERED_TX_BATCH("Once, Redis in front of PostgreSQL (tiered), transactional (effect row and record), batch over the deliveries in hand") {
         @Override
         Consumption start(Run run) throws Exception {
             return tiered(run);
@@ -122,7 +139,11 @@ enum Variant {
             EnumSet.of(ONCE_TIERED_TX_BATCH, SPRING_PLAIN, SPRING_ONCE_MEMORY, SPRING_ONCE_REDIS);
 
     /** No Once in them, so no store calls to report. */
-    private static final Set<Variant> UNGUARDED = EnumSet.of(BASELINE, SPRING_PLAIN);
+    private static final Set<Variant> UNGUARDED = EnumSet.of(BASELINE, PLAIN_JDBC, PLAIN_JDBC_BATCH, SPRING_PLAIN);
+
+    /** Their effect is the row {@link EffectRows} writes. */
+    private static final Set<Variant> ROWS = EnumSet.of(PLAIN_JDBC, PLAIN_JDBC_BATCH, ONCE_JDBC, ONCE_JDBC_TX,
+            ONCE_JDBC_TX_BATCH, ONCE_TIERED_TX_BATCH);
 
     /**
      * The defaults (30 s lease, SHA-256 fingerprints) with a 10-minute retention, so a run's records leave the
@@ -146,6 +167,11 @@ enum Variant {
         List<Variant> list = new ArrayList<>(List.of(values()));
         list.removeAll(ON_REQUEST);
         return list;
+    }
+
+    /** Whether the variant's effect is a row in PostgreSQL ({@link EffectRows}). */
+    boolean writesRows() {
+        return ROWS.contains(this);
     }
 
     /** Whether the variant runs Once, so that its store calls are timed. */
@@ -177,6 +203,42 @@ enum Variant {
         return OnceConsumption.start(run, executor, batchClaims ? Mode.BATCH : Mode.ONE_AT_A_TIME, resources);
     }
 
+    /**
+     * A JDBC variant whose handler writes the effect row ({@link EffectRows}): on the transaction's connection in
+     * transactional mode, else auto-committed on a connection of the pool; the run's rows go when it closes.
+     */
+    private static Consumption jdbcRows(Run run, OnceJdbc jdbc, Idempotency executor, Mode mode,
+                                        boolean transactional) throws Exception {
+        return jdbcRows(run, jdbc, executor, mode, transactional, jdbc);
+    }
+
+    /** As above, closing {@code resources} after the run's rows are deleted. */
+    private static Consumption jdbcRows(Run run, OnceJdbc jdbc, Idempotency executor, Mode mode,
+                                        boolean transactional, AutoCloseable resources) throws Exception {
+        EffectRows.create(jdbc.dataSource());
+        Meter meter = run.meter();
+        String namespace = run.namespace();
+        MessageHandler effect = (delivery, context) -> {
+            String id = delivery.getProperties().getMessageId();
+            if (transactional) {
+                EffectRows.insert(context.resource(java.sql.Connection.class), namespace, id,
+                        delivery.getBody().length);
+            } else {
+                try (java.sql.Connection c = jdbc.dataSource().getConnection()) {
+                    EffectRows.insert(c, namespace, id, delivery.getBody().length);
+                }
+            }
+            meter.effect();
+        };
+        return OnceConsumption.start(run, executor, mode, () -> {
+            try {
+                EffectRows.delete(jdbc.dataSource(), namespace);
+            } finally {
+                resources.close();
+            }
+        }, ConsumerListener.NONE, effect);
+    }
+
     /** The tiered store, Redis in front of PostgreSQL, in transactional mode over the JDBC store. */
     private static Consumption tiered(Run run) throws Exception {
         OnceJdbc jdbc = OnceJdbc.open(run.services(), run.namespace());
@@ -185,7 +247,7 @@ enum Variant {
         Idempotency executor = Idempotency.builder(tiered).transactional()
                 .config(CONFIG).listener(run.meter().storeTimes()).build();
         // Closing the tiered store closes both stores; jdbc.close() then deletes the run's rows.
-        return OnceConsumption.start(run, executor, Mode.BATCH, () -> {
+        return jdbcRows(run, jdbc, executor, Mode.BATCH, true, () -> {
             try {
                 System.out.printf("  tiered store: %,d front hits, %,d front failures, %,d copies skipped%n",
                         tiered.frontHits(), tiered.frontFailures(), tiered.copiesSkipped());
