@@ -3,12 +3,14 @@ package io.github.once.redis;
 import io.github.once.IdempotencyKey;
 import io.github.once.spi.ClaimRequest;
 import io.github.once.spi.ClaimResult;
+import io.github.once.spi.StoreInspector;
 import io.github.once.testkit.StoreCalls;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.api.StatefulRedisConnection;
 import io.lettuce.core.codec.ByteArrayCodec;
 
 import java.time.Duration;
+import java.util.UUID;
 
 import org.junit.jupiter.api.Test;
 
@@ -32,9 +34,20 @@ class RedisStoreBuilderTest {
     }
 
     @Test
-    void ordinaryPrefixesAreAccepted() {
+    void ordinaryPrefixesAreAcceptedAndStartTheKeys() {
         for (String good : new String[] {"", "once:", "app/orders|v2~", "p".repeat(64)}) {
-            RedisIdempotencyStore.builder().keyPrefix(good);
+            String namespace = "prefix-" + UUID.randomUUID().toString().substring(0, 8);
+            IdempotencyKey key = IdempotencyKey.of(namespace, "1");
+            try (RedisIdempotencyStore store = RedisIdempotencyStore.builder().uri(SharedRedis.URI)
+                    .clientResources(SharedRedis.RESOURCES).keyPrefix(good).build()) {
+                assertThat(store.keyPrefix()).isEqualTo(good);
+                assertThat(StoreCalls.claim(store, new ClaimRequest(key, "fp", Duration.ofMinutes(1),
+                        Duration.ofMinutes(1)))).isInstanceOf(ClaimResult.Acquired.class);
+                StoreInspector inspector = store.inspector();
+                assertThat(inspector.inspect(key).orElseThrow().storageKey()).as("the Redis key")
+                        .startsWith(good).contains(namespace);
+                assertThat(inspector.deleteNamespace(namespace, 10)).isEqualTo(1); // this key only
+            }
         }
     }
 
