@@ -49,7 +49,8 @@ class RedisCrashWindowTest {
 
     @Test
     void consumerLostAfterTheEffectBeforeTheRecordRepeatsTheEffectOnceTheLeaseLapses() {
-        IdempotencyConfig config = IdempotencyConfig.builder().leaseDuration(Duration.ofMillis(600)).build();
+        // Long enough that no scheduling stall of a loaded machine lets the lease lapse before the second try.
+        IdempotencyConfig config = IdempotencyConfig.builder().leaseDuration(Duration.ofSeconds(3)).build();
         IdempotencyKey key = IdempotencyKey.of(namespace, "charge-1");
         byte[] payload = "charge 10 EUR".getBytes(StandardCharsets.UTF_8);
         AtomicInteger charges = new AtomicInteger();
@@ -71,7 +72,7 @@ class RedisCrashWindowTest {
                 return "charged";
             });
             assertThat(meanwhile).isInstanceOf(Outcome.Busy.class);
-            Outcome<String> later = await().atMost(Duration.ofSeconds(10)).pollInterval(Duration.ofMillis(50))
+            Outcome<String> later = await().atMost(Duration.ofSeconds(20)).pollInterval(Duration.ofMillis(100))
                     .until(() -> consumerB.execute(key, payload, ResultCodec.utf8(), ctx -> {
                         charges.incrementAndGet();
                         return "charged";
@@ -87,9 +88,9 @@ class RedisCrashWindowTest {
 
     /**
      * What the window is made of: after its handler returns, each execution makes exactly one store call, the
-     * completion, and nothing else; its duration is bounded by the store's timeout. The percentiles it prints are
-     * a benchmark measurement (docs/redis.md quotes them with this command), not asserted: they depend on the
-     * machine's load.
+     * completion, and nothing else (a completion that took longer than the store's timeout would have failed, so
+     * that bound holds by construction and is not asserted). The percentiles it prints are a benchmark measurement
+     * (docs/redis.md quotes them with this command), not asserted: they depend on the machine's load.
      */
     @Test
     void theWindowIsOneCompletionCall() {
@@ -123,7 +124,5 @@ class RedisCrashWindowTest {
         System.out.printf("Redis crash window (handler end to completion recorded), %d runs on 127.0.0.1: "
                 + "p50=%d us, p99=%d us, max=%d us%n", runs, sorted.get(runs / 2).toNanos() / 1_000,
                 sorted.get(runs * 99 / 100).toNanos() / 1_000, max.toNanos() / 1_000);
-        // Bounded by the store's timeout by construction.
-        assertThat(max).isLessThan(RedisIdempotencyStore.DEFAULT_TIMEOUT);
     }
 }
