@@ -93,12 +93,13 @@ class RedisSeedTrapsTest {
     }
 
     /**
-     * Trap 2: the work takes five times the lease. The executor renews the lease while the handler runs, so a
-     * second consumer polling all along is kept out, and afterwards sees a duplicate.
+     * Trap 2: the work takes three times the lease. The executor renews the lease while the handler runs (every
+     * third of it), so a second consumer polling all along is kept out, and afterwards sees a duplicate. The lease
+     * is 2 s so that only a stall of over a second on the renewing thread could let it lapse.
      */
     @Test
     void regressionLockShorterThanTheWork() throws Exception {
-        Duration lease = Duration.ofMillis(300);
+        Duration lease = Duration.ofSeconds(2);
         Idempotency slow = consumer(lease);
         Idempotency eager = consumer(lease);
         IdempotencyKey key = IdempotencyKey.of(namespace, "payment-9");
@@ -116,7 +117,7 @@ class RedisSeedTrapsTest {
             }));
             await().atMost(Duration.ofSeconds(10)).untilTrue(working);
 
-            long until = System.nanoTime() + lease.multipliedBy(5).toNanos();
+            long until = System.nanoTime() + lease.multipliedBy(3).toNanos();
             int polls = 0;
             while (System.nanoTime() < until) {
                 Outcome<String> second = eager.execute(key, body, ResultCodec.utf8(), ctx -> {
