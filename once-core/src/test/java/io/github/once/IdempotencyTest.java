@@ -121,7 +121,8 @@ class IdempotencyTest {
     void theLeaseIsRenewedWhileALongHandlerRuns() throws Exception {
         once.close();
         once = Idempotency.builder(store)
-                .config(IdempotencyConfig.builder().leaseDuration(Duration.ofMillis(900)).build()).build();
+                // Renewed every 500 ms: only a stall of the renewing thread of over a second lets it lapse.
+                .config(IdempotencyConfig.builder().leaseDuration(Duration.ofMillis(1_500)).build()).build();
         IdempotencyKey key = IdempotencyKey.of("orders", "m-5");
         CountDownLatch started = new CountDownLatch(1);
         CountDownLatch finish = new CountDownLatch(1);
@@ -134,7 +135,7 @@ class IdempotencyTest {
         assertThat(started.await(5, TimeUnit.SECONDS)).isTrue();
 
         // Well past three original leases, a second consumer still finds the key busy.
-        long until = System.nanoTime() + Duration.ofMillis(2_700).toNanos();
+        long until = System.nanoTime() + Duration.ofMillis(4_500).toNanos();
         int busyAnswers = 0;
         while (System.nanoTime() < until) {
             ClaimResult second = OneKey.claim(store, new ClaimRequest(key, null, Duration.ofSeconds(30), Duration.ofHours(1)));
