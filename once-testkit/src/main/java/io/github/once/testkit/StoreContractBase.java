@@ -266,10 +266,12 @@ abstract class StoreContractBase {
     @DisplayName("renew moves the deadline and keeps the key busy past the first deadline")
     void renewKeepsLease() {
         IdempotencyKey key = key("renew-1");
-        Duration lease = shortLease();
+        // Twice the short lease, renewed every fifth of it for one and a half leases (past the first deadline):
+        // only a stall of four fifths of the lease between two renewals could let it lapse.
+        Duration lease = shortLease().multipliedBy(2);
         Lease current = acquire(key, "fp", lease);
         Instant firstDeadline = current.deadline();
-        long renewUntil = System.nanoTime() + lease.multipliedBy(3).toNanos();
+        long renewUntil = System.nanoTime() + lease.multipliedBy(3).dividedBy(2).toNanos();
 
         while (System.nanoTime() < renewUntil) {
             Optional<Lease> renewed = store.renew(current, lease);
@@ -277,7 +279,7 @@ abstract class StoreContractBase {
             assertThat(renewed.get().token()).isEqualTo(current.token());
             current = renewed.get();
             assertThat(StoreCalls.claim(store, request(key, "fp", lease))).isInstanceOf(ClaimResult.Busy.class);
-            long next = System.nanoTime() + lease.toNanos() / 4; // pace renewals at a quarter of the lease
+            long next = System.nanoTime() + lease.toNanos() / 5; // pace renewals at a fifth of the lease
             await().atMost(lease).pollInterval(Duration.ofMillis(10)).until(() -> System.nanoTime() >= next);
         }
 
