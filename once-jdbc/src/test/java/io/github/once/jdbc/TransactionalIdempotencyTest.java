@@ -261,9 +261,11 @@ class TransactionalIdempotencyTest {
         /** The second claim is blocked on the first one's uncommitted row. */
         private boolean waitsOnLock(Thread thread) throws SQLException {
             if (db() == TestDb.H2) {
-                // H2 runs in this process and shows no lock wait in its sessions table (it may spin inside MERGE
-                // until the other transaction ends): the claiming thread is inside H2's code.
+                // H2 runs in this process and shows no lock wait in its sessions table (it waits inside MERGE,
+                // sleeping between tries, until the other transaction ends): the claiming thread is parked or
+                // sleeping, inside H2's code. Running H2 code is not enough: it may not have reached the row yet.
                 return thread != null
+                        && (thread.getState() == Thread.State.TIMED_WAITING || thread.getState() == Thread.State.WAITING)
                         && Arrays.stream(thread.getStackTrace()).anyMatch(f -> f.getClassName().startsWith("org.h2."));
             }
             return TestDb.count(pool, db().lockWaitersQuery()) >= 1;
