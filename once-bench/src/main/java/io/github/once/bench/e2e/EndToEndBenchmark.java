@@ -134,7 +134,9 @@ public final class EndToEndBenchmark implements Callable<Integer> {
             }
         }
         String text = header() + "\n" + report.table() + "\nStore calls of the Once variants (the executor's own "
-                + "timings, summed over all repetitions):\n\n" + report.storeTable();
+                + "timings, summed over all repetitions):\n\n" + report.storeTable()
+                + "\nCPU per message, every process involved (from /proc, user and system time while the variant "
+                + "consumed; median over the repetitions):\n\n" + report.cpuTable();
         System.out.println();
         System.out.println(text);
         if (output != null) {
@@ -162,6 +164,10 @@ public final class EndToEndBenchmark implements Callable<Integer> {
             Variant.Run run = new Variant.Run(services, consuming, queue, namespace, prefetch, channels,
                     maxBatch, meter);
             Consumption consumption = variant.start(run);
+            // From here to the last ack, before anything closes (a PostgreSQL backend that exits takes its CPU time
+            // with it): the consumer's pools and connections are open at both samples.
+            ProcessCpu cpuBefore = ProcessCpu.sample();
+            java.util.Map<ProcessCpu.Part, Long> cpu;
             CompletableFuture<Void> publishing = rate == 0 ? CompletableFuture.completedFuture(null)
                     : CompletableFuture.runAsync(() -> publishPaced(filler, queue, n, meter));
             try {
@@ -170,6 +176,7 @@ public final class EndToEndBenchmark implements Callable<Integer> {
                             + " messages acked within " + Duration.ofSeconds(timeoutSeconds));
                 }
                 publishing.get(60, TimeUnit.SECONDS); // a publisher that failed ends the run with its cause
+                cpu = ProcessCpu.sample().since(cpuBefore);
             } finally {
                 consumption.close();
             }
@@ -181,7 +188,7 @@ public final class EndToEndBenchmark implements Callable<Integer> {
                         + " messages");
             }
             RunResult result = new RunResult(variant, rep, n, meter.effects(), meter.seconds(), meter.sortedLatencies(),
-                    heap.peakBytes(), meter.storeTimes());
+                    heap.peakBytes(), meter.storeTimes(), cpu);
             filler.delete(queue);
             return result;
         }

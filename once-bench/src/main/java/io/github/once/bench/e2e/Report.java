@@ -89,6 +89,44 @@ final class Report {
         return String.format(Locale.ROOT, "%.0f", nanos / 1000.0);
     }
 
+    /**
+     * CPU microseconds per message of each process group, and in all, the median over a variant's repetitions;
+     * "added" is the total against the baseline's.
+     */
+    String cpuTable() {
+        StringBuilder out = new StringBuilder("| variant |");
+        for (ProcessCpu.Part part : ProcessCpu.Part.values()) {
+            out.append(' ').append(part.name().toLowerCase(Locale.ROOT)).append(" µs |");
+        }
+        out.append(" all µs | added µs |\n|---|");
+        out.append("---:|".repeat(ProcessCpu.Part.values().length + 2)).append('\n');
+        Double baseline = byVariant.containsKey(Variant.BASELINE) ? cpuPerMessage(byVariant.get(Variant.BASELINE), null)
+                : null;
+        for (Map.Entry<Variant, List<RunResult>> e : byVariant.entrySet()) {
+            out.append("| ").append(e.getKey().label()).append(" |");
+            for (ProcessCpu.Part part : ProcessCpu.Part.values()) {
+                out.append(String.format(Locale.ROOT, " %.1f |", cpuPerMessage(e.getValue(), part)));
+            }
+            double all = cpuPerMessage(e.getValue(), null);
+            out.append(String.format(Locale.ROOT, " %.1f | %s |\n", all,
+                    baseline == null ? "-" : String.format(Locale.ROOT, "%+.1f", all - baseline)));
+        }
+        return out.toString();
+    }
+
+    /** The median over {@code runs} of CPU µs per message of {@code part} (all parts for null). */
+    private static double cpuPerMessage(List<RunResult> runs, ProcessCpu.Part part) {
+        double[] perMessage = new double[runs.size()];
+        for (int i = 0; i < runs.size(); i++) {
+            RunResult r = runs.get(i);
+            long nanos = part == null ? r.cpuNanos().values().stream().mapToLong(Long::longValue).sum()
+                    : r.cpuNanos().getOrDefault(part, 0L);
+            perMessage[i] = nanos / 1_000.0 / r.messages();
+        }
+        Arrays.sort(perMessage);
+        return perMessage[perMessage.length / 2];
+    }
+
     private record Summary(double medianRate, String rates, long p50, long p99, long peakHeap) {
     }
 
