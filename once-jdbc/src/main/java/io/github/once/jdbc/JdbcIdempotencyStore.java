@@ -179,7 +179,8 @@ public final class JdbcIdempotencyStore implements TransactionalStore {
 
     /** Operators' view of this store's table: one record with its standing, counts, oldest claims, purge. */
     public StoreInspector inspector() {
-        return new JdbcStoreInspector(table().dataSource, table().sql, table().queryTimeoutSeconds);
+        RecordTable t = table();
+        return new JdbcStoreInspector(t.dataSource, t.sql, t.queryTimeoutSeconds);
     }
 
     /**
@@ -263,17 +264,18 @@ public final class JdbcIdempotencyStore implements TransactionalStore {
     }
 
     private int purgeBatch(int rows) {
+        RecordTable t = table();
         try {
-            return table().inTransaction("purge", c -> table().purge(c, rows));
+            return t.inTransaction("purge", c -> t.purge(c, rows));
         } catch (RaceLost e) {
             if (SqlErrors.isDeadlock(e.sqlException)) {
                 // Concurrent purges must never deadlock; count it so the tests can prove they do not.
                 purgeDeadlocks.increment();
-                log.warn("Purge of {} was chosen as a deadlock victim; deleting nothing this time", table().sql.table, e);
+                log.warn("Purge of {} was chosen as a deadlock victim; deleting nothing this time", t.sql.table, e);
                 return 0;
             }
             // A claim re-took an expired row under this batch: nothing was deleted; the next run goes on.
-            log.debug("Purge of {} lost a race; deleting nothing this time", table().sql.table, e);
+            log.debug("Purge of {} lost a race; deleting nothing this time", t.sql.table, e);
             return 0;
         }
     }

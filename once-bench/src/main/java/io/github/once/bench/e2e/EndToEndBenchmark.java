@@ -14,6 +14,7 @@ import java.util.ArrayList;
 import java.util.Collections;
 import java.util.List;
 import java.util.Locale;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.Callable;
 import java.util.concurrent.CompletableFuture;
@@ -167,7 +168,7 @@ public final class EndToEndBenchmark implements Callable<Integer> {
             // From here to the last ack, before anything closes (a PostgreSQL backend that exits takes its CPU time
             // with it): the consumer's pools and connections are open at both samples.
             ProcessCpu cpuBefore = ProcessCpu.sample();
-            java.util.Map<ProcessCpu.Part, Long> cpu;
+            Map<ProcessCpu.Part, Long> cpu;
             CompletableFuture<Void> publishing = rate == 0 ? CompletableFuture.completedFuture(null)
                     : CompletableFuture.runAsync(() -> publishPaced(filler, queue, n, meter));
             try {

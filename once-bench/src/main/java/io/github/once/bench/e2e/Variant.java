@@ -86,7 +86,7 @@ enum Variant {
         Consumption start(Run run) throws Exception {
             OnceJdbc jdbc = OnceJdbc.open(run.services(), run.namespace());
             return jdbcRows(run, jdbc, Idempotency.builder(jdbc.store()).config(CONFIG)
-                    .listener(run.meter().storeTimes()).build(), Mode.ONE_AT_A_TIME, false);
+                    .listener(run.meter().storeTimes()).build(), Mode.ONE_AT_A_TIME, false, jdbc);
         }
     },
     ONCE_JDBC_TX("Once, PostgreSQL, effect row and record in one transaction") {
@@ -94,7 +94,7 @@ enum Variant {
         Consumption start(Run run) throws Exception {
             OnceJdbc jdbc = OnceJdbc.open(run.services(), run.namespace());
             return jdbcRows(run, jdbc, Idempotency.builder(jdbc.store()).transactional().config(CONFIG)
-                    .listener(run.meter().storeTimes()).build(), Mode.ONE_AT_A_TIME, true);
+                    .listener(run.meter().storeTimes()).build(), Mode.ONE_AT_A_TIME, true, jdbc);
         }
     },
     ONCE_JDBC_TX_BATCH("Once, PostgreSQL, transactional (effect row and record), batch over the deliveries in hand") {
@@ -102,7 +102,7 @@ enum Variant {
         Consumption start(Run run) throws Exception {
             OnceJdbc jdbc = OnceJdbc.open(run.services(), run.namespace());
             return jdbcRows(run, jdbc, Idempotency.builder(jdbc.store()).transactional().config(CONFIG)
-                    .listener(run.meter().storeTimes()).build(), Mode.BATCH, true);
+                    .listener(run.meter().storeTimes()).build(), Mode.BATCH, true, jdbc);
         }
     },
     ONCE_TIERED_TX_BATCH("Once, Redis in front of PostgreSQL (tiered), transactional (effect row and record), batch over the deliveries in hand") {
@@ -205,14 +205,9 @@ enum Variant {
 
     /**
      * A JDBC variant whose handler writes the effect row ({@link EffectRows}): on the transaction's connection in
-     * transactional mode, else auto-committed on a connection of the pool; the run's rows go when it closes.
+     * transactional mode, else auto-committed on a connection of the pool; the run's rows go when it closes, then
+     * {@code resources}.
      */
-    private static Consumption jdbcRows(Run run, OnceJdbc jdbc, Idempotency executor, Mode mode,
-                                        boolean transactional) throws Exception {
-        return jdbcRows(run, jdbc, executor, mode, transactional, jdbc);
-    }
-
-    /** As above, closing {@code resources} after the run's rows are deleted. */
     private static Consumption jdbcRows(Run run, OnceJdbc jdbc, Idempotency executor, Mode mode,
                                         boolean transactional, AutoCloseable resources) throws Exception {
         EffectRows.create(jdbc.dataSource());

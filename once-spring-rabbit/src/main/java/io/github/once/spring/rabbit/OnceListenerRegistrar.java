@@ -39,7 +39,7 @@ import org.springframework.util.StringUtils;
  * so it can stop them while the store is unreachable. Register it as a static {@code @Bean}.
  *
  * <p>As a lifecycle bean it runs just before the listener containers start: when the store does not answer then
- * (one read, within the store's own timeout), the containers of Once's queues stay stopped and start as soon as
+ * (one read, waiting at most 5 s), the containers of Once's queues stay stopped and start as soon as
  * it answers, so the application starts while its store is down and takes no delivery until it is back.
  */
 public final class OnceListenerRegistrar implements BeanPostProcessor, BeanFactoryAware, SmartInitializingSingleton,

@@ -94,8 +94,7 @@ public final class ContainerPause implements AutoCloseable {
                     heldBack.add(c);
                 }
             }
-            probeAfter(queue, initial);
-            events.apply(queue).paused(down, initial);
+            paused(queue, down);
         }
     }
 
@@ -116,6 +115,11 @@ public final class ContainerPause implements AutoCloseable {
                 }
             }
         });
+        paused(queue, cause);
+    }
+
+    /** The first probe, then the report: the probe is scheduled even when a listener of the report throws. */
+    private void paused(String queue, Throwable cause) {
         probeAfter(queue, initial);
         events.apply(queue).paused(cause, initial);
     }
