@@ -2,6 +2,8 @@
 module io.github.once.core {
     requires transitive java.sql;
     requires org.slf4j;
+    requires static micrometer.observation;
+    requires static micrometer.commons;
 
     exports io.github.once;
     exports io.github.once.spi;

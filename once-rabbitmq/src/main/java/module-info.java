@@ -3,6 +3,8 @@ module io.github.once.rabbitmq {
     requires transitive io.github.once.core;
     requires transitive com.rabbitmq.client;
     requires transitive org.slf4j;
+    requires static micrometer.observation;
+    requires static micrometer.commons;
     requires com.fasterxml.jackson.core;
 
     exports io.github.once.rabbitmq;

@@ -1,5 +1,6 @@
 package io.github.once;
 
+import io.github.once.internal.CallObserver;
 import io.github.once.internal.SafeListener;
 import io.github.once.internal.StoreCallScope;
 import io.github.once.internal.StoreCalls;
@@ -8,6 +9,7 @@ import io.github.once.internal.UnitRunner;
 import io.github.once.spi.ExecutionScope;
 import io.github.once.spi.IdempotencyStore;
 import io.github.once.spi.TransactionalStore;
+import io.micrometer.observation.ObservationRegistry;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -51,6 +53,8 @@ public final class Idempotency implements AutoCloseable {
     private final boolean ownsRenewals;
     private final TaskSteps steps;
     private final UnitRunner runner;
+    /** Null without observations: then no Micrometer class is ever loaded. */
+    final ObservationRegistry observationRegistry;
 
     private Idempotency(Builder b) {
         this.store = b.store;
@@ -60,7 +64,10 @@ public final class Idempotency implements AutoCloseable {
         this.listener = new SafeListener(b.listeners);
         this.ownsRenewals = b.renewals == null;
         this.renewals = ownsRenewals ? newRenewalScheduler() : b.renewals;
-        this.steps = new TaskSteps(config, store, new StoreCalls(listener), renewals);
+        this.observationRegistry = b.observationRegistry;
+        CallObserver observer = observationRegistry == null ? CallObserver.NONE : new StoreCallObservations(
+                observationRegistry, OnceObservation.storeKind(store), transactional() ? "transactional" : "default");
+        this.steps = new TaskSteps(config, store, new StoreCalls(listener, observer), renewals);
         this.runner = new UnitRunner(steps);
     }
 
@@ -74,6 +81,19 @@ public final class Idempotency implements AutoCloseable {
 
     public IdempotencyStore store() {
         return store;
+    }
+
+    /**
+     * Whether this executor reports observations ({@link Builder#observationRegistry}); the RabbitMQ consumer and
+     * the Spring advice then observe each delivery too.
+     */
+    public boolean observed() {
+        return observationRegistry != null;
+    }
+
+    /** Whether tasks run in a scope of their own (transactional mode) rather than one store call per step. */
+    boolean transactional() {
+        return !(scope instanceof StoreCallScope);
     }
 
     /**
@@ -236,6 +256,7 @@ public final class Idempotency implements AutoCloseable {
         private Clock clock = Clock.systemUTC();
         private final List<OnceListener> listeners = new ArrayList<>();
         private ScheduledExecutorService renewals;
+        private ObservationRegistry observationRegistry;
 
         private Builder(IdempotencyStore store) {
             this.store = Objects.requireNonNull(store, "store");
@@ -290,6 +311,17 @@ public final class Idempotency implements AutoCloseable {
         /** A scheduler for lease renewals, shared and closed by the caller; by default the executor owns one. */
         public Builder renewalScheduler(ScheduledExecutorService renewals) {
             this.renewals = Objects.requireNonNull(renewals, "renewals");
+            return this;
+        }
+
+        /**
+         * Reports {@link OnceObservation observations} to {@code registry}: {@code once.claim} and
+         * {@code once.complete} for each store call (children of the observation open on the calling thread), and
+         * through the RabbitMQ consumer or the Spring advice that runs this executor, {@code once.process} and
+         * {@code once.handle} for each delivery. Without it (the default) Once makes no observation at all.
+         */
+        public Builder observationRegistry(ObservationRegistry registry) {
+            this.observationRegistry = Objects.requireNonNull(registry, "registry");
             return this;
         }
 

@@ -7,7 +7,6 @@ import io.github.once.IdempotencyConfig;
 import io.github.once.jdbc.JdbcIdempotencyStore;
 import io.github.once.rabbitmq.KeyExtractor;
 import io.github.once.rabbitmq.OnceConsumer;
-import io.github.once.rabbitmq.RabbitConnections;
 import io.github.once.rabbitmq.Topology;
 
 import java.sql.Connection;
@@ -30,7 +29,7 @@ public final class OrdersConsumer {
         db.setUrl("jdbc:postgresql://127.0.0.1:5432/test");
         db.setUser("postgres");
 
-        try (com.rabbitmq.client.Connection connection = RabbitConnections.open(rabbit, "orders-consumer");
+        try (com.rabbitmq.client.Connection connection = OnceConsumer.connect(rabbit, "orders-consumer");
              OnceConsumer consumer = start(connection, db, "orders")) {
             Thread.currentThread().join(); // consume until the process is stopped
         }

@@ -15,9 +15,11 @@ import java.util.function.Supplier;
 public final class StoreCalls {
 
     private final SafeListener listener;
+    private final CallObserver observer;
 
-    public StoreCalls(SafeListener listener) {
+    public StoreCalls(SafeListener listener, CallObserver observer) {
         this.listener = listener;
+        this.observer = observer;
     }
 
     /** The executor's listener, for the events that are not store calls. */
@@ -27,12 +29,14 @@ public final class StoreCalls {
 
     /** One claim through {@code unit}: a batch of one. */
     public ClaimResult claimOne(ExecutionScope.Unit unit, ClaimRequest request) {
-        return one(timed(OnceListener.StoreOperation.CLAIM, 1, () -> unit.claim(List.of(request))));
+        return one(observed(OnceListener.StoreOperation.CLAIM, request.key().namespace(), 1,
+                () -> unit.claim(List.of(request))));
     }
 
     /** One completion through {@code unit}: a batch of one. */
     public boolean completeOne(ExecutionScope.Unit unit, Completion completion) {
-        return one(timed(OnceListener.StoreOperation.COMPLETE, 1, () -> unit.complete(List.of(completion))));
+        return one(observed(OnceListener.StoreOperation.COMPLETE, completion.lease().key().namespace(), 1,
+                () -> unit.complete(List.of(completion))));
     }
 
     /** The one answer to a batch of one, checked: a store that answers another number breaks the SPI. */
@@ -41,6 +45,11 @@ public final class StoreCalls {
             throw new OnceException("store answered " + answers.size() + " times to a call for one key");
         }
         return answers.get(0);
+    }
+
+    /** {@link #timed}, observed as {@code once.claim} or {@code once.complete} when the executor is observed. */
+    public <R> R observed(OnceListener.StoreOperation operation, String namespace, int keys, Supplier<R> call) {
+        return observer.observe(operation, namespace, keys, () -> timed(operation, keys, call));
     }
 
     public <R> R timed(OnceListener.StoreOperation operation, int keys, Supplier<R> call) {

@@ -114,7 +114,8 @@ public final class UnitRunner {
                     firsts.add(request);
                 }
             }
-            List<ClaimResult> claims = calls.timed(OnceListener.StoreOperation.CLAIM, firsts.size(), () -> unit.claim(firsts));
+            List<ClaimResult> claims = calls.observed(OnceListener.StoreOperation.CLAIM, firsts.get(0).key().namespace(),
+                    firsts.size(), () -> unit.claim(firsts));
             if (claims.size() != firsts.size()) {
                 throw new OnceException("store answered " + claims.size() + " claims for " + firsts.size() + " requests");
             }
@@ -197,8 +198,8 @@ public final class UnitRunner {
             for (Slot<T> h : held) {
                 completions.add(steps.completion(h.held()));
             }
-            List<Boolean> recorded = calls.timed(OnceListener.StoreOperation.COMPLETE, completions.size(),
-                    () -> unit.complete(completions));
+            List<Boolean> recorded = calls.observed(OnceListener.StoreOperation.COMPLETE,
+                    completions.get(0).lease().key().namespace(), completions.size(), () -> unit.complete(completions));
             if (recorded.size() != completions.size()) {
                 throw new OnceException("store answered " + recorded.size() + " completions for " + completions.size());
             }

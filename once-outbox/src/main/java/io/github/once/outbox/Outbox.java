@@ -2,11 +2,13 @@ package io.github.once.outbox;
 
 import com.rabbitmq.client.AMQP;
 
+import io.github.once.OnceObservation;
 import io.github.once.jdbc.JdbcDialect;
 import io.github.once.outbox.internal.OutboxSchema;
 import io.github.once.outbox.internal.OutboxSql;
 import io.github.once.outbox.internal.PropertiesCodec;
 import io.github.once.rabbitmq.OutboundMessage;
+import io.micrometer.observation.ObservationRegistry;
 
 import java.nio.charset.StandardCharsets;
 import java.sql.Connection;
@@ -46,12 +48,15 @@ public final class Outbox {
     private final String table;
     private final boolean notifyRelays;
     private final JdbcDialect fixedDialect;
+    /** Null without observations: then no Micrometer class is loaded. */
+    private final ObservationRegistry observations;
     private volatile OutboxSql sql;
 
     private Outbox(Builder b) {
         this.table = b.table;
         this.notifyRelays = b.notifyRelays;
         this.fixedDialect = b.dialect;
+        this.observations = b.observations;
         this.sql = b.dialect == null ? null : new OutboxSql(b.dialect, b.table);
     }
 
@@ -132,7 +137,7 @@ public final class Outbox {
                 + " FROM (SELECT pg_notify(?, '')) AS n";
     }
 
-    private static void bind(PreparedStatement ps, OutboundMessage m, String aggregateKey, String channel)
+    private void bind(PreparedStatement ps, OutboundMessage m, String aggregateKey, String channel)
             throws SQLException {
         Objects.requireNonNull(m, "message");
         String id = m.messageId();
@@ -143,7 +148,7 @@ public final class Outbox {
         ps.setString(1, id);
         ps.setString(2, shortString("exchange", m.exchange()));
         ps.setString(3, shortString("routingKey", m.routingKey()));
-        ps.setBytes(4, PropertiesCodec.encode(stamped(m.properties())));
+        ps.setBytes(4, PropertiesCodec.encode(traced(stamped(m.properties()), m)));
         ps.setBytes(5, m.body());
         if (aggregateKey == null) {
             ps.setNull(6, Types.VARCHAR);
@@ -164,6 +169,19 @@ public final class Outbox {
                 .deliveryMode(p.getDeliveryMode() == null ? 2 : p.getDeliveryMode())
                 .timestamp(p.getTimestamp() == null ? new Date() : p.getTimestamp())
                 .build();
+    }
+
+    /**
+     * With observations, the row keeps the writer's trace context (from the observation open on this thread) in
+     * its headers, so the relay's publish carries it to the consumer.
+     */
+    private AMQP.BasicProperties traced(AMQP.BasicProperties p, OutboundMessage m) {
+        if (observations == null || observations.getCurrentObservation() == null) {
+            return p;
+        }
+        String destination = m.exchange().isEmpty() ? m.routingKey() : m.exchange();
+        return p.builder().headers(OnceObservation.inject(observations, observations.getCurrentObservation(),
+                "outbox", destination, p.getHeaders())).build();
     }
 
     private static String shortString(String name, String value) {
@@ -201,6 +219,7 @@ public final class Outbox {
         private String table = DEFAULT_TABLE;
         private boolean notifyRelays = true;
         private JdbcDialect dialect;
+        private ObservationRegistry observations;
 
         private Builder() {
         }
@@ -225,6 +244,16 @@ public final class Outbox {
          */
         public Builder notifyRelays(boolean notifyRelays) {
             this.notifyRelays = notifyRelays;
+            return this;
+        }
+
+        /**
+         * Keeps the trace context of the observation open on the writing thread with each row (in its headers,
+         * through a {@code once.publish} observation of kind {@code outbox}), so the relay publishes the message in
+         * the writer's trace and the consumer continues it. Without it (the default) no observation is made.
+         */
+        public Builder observationRegistry(ObservationRegistry registry) {
+            this.observations = Objects.requireNonNull(registry, "registry");
             return this;
         }
 

@@ -2,7 +2,9 @@ package io.github.once.rabbitmq;
 
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
+import com.rabbitmq.client.ConnectionFactory;
 import com.rabbitmq.client.Delivery;
+import com.rabbitmq.client.PossibleAuthenticationFailureException;
 
 import io.github.once.Idempotency;
 import io.github.once.IdempotencyKey;
@@ -72,6 +74,33 @@ public final class OnceConsumer implements AutoCloseable {
         this.watch = new ConnectionWatch(settings.connection(), this.listener);
         ConsumerConfig c = settings.config();
         this.gate = new PauseGate(c.storeBackoff(), c.maxStoreBackoff(), c.clock(), this.listener);
+    }
+
+    /**
+     * {@code factory.newConnection(clientName)}, failing with a message that names the broker's host and port and
+     * what to check (amqp-client's own {@code ConnectException: Connection refused} names no host).
+     *
+     * @param clientName shown in the management UI's connection list
+     * @throws StartupException when RabbitMQ cannot be reached, refuses the credentials or does not answer in time
+     */
+    public static Connection connect(ConnectionFactory factory, String clientName) {
+        Objects.requireNonNull(factory, "factory");
+        String broker = "amqp://" + factory.getHost() + ":" + factory.getPort() + " (virtual host '"
+                + factory.getVirtualHost() + "')";
+        try {
+            return factory.newConnection(clientName);
+        } catch (PossibleAuthenticationFailureException e) {
+            throw new StartupException("RabbitMQ at " + broker + " refused user '" + factory.getUsername() + "' ("
+                    + e.getMessage() + "): check ConnectionFactory.setUsername/setPassword and the user's"
+                    + " permissions on the virtual host", e);
+        } catch (IOException e) {
+            throw new StartupException("Cannot reach RabbitMQ at " + broker + ": " + e
+                    + ". Check that RabbitMQ runs there, or set its address with ConnectionFactory.setHost and"
+                    + " setPort (or setUri)", e);
+        } catch (TimeoutException e) {
+            throw new StartupException("RabbitMQ at " + broker + " did not answer within "
+                    + factory.getConnectionTimeout() + " ms: check the address and the network", e);
+        }
     }
 
     /**
@@ -350,7 +379,7 @@ public final class OnceConsumer implements AutoCloseable {
     }
 
     /**
-     * A consumer (or its connection, {@link RabbitConnections}) cannot start because the broker is not reachable or
+     * A consumer (or its connection, {@link #connect}) cannot start because the broker is not reachable or
      * not set up as it needs: the message names the broker and says what to change (which queue to declare, which
      * setting to fix).
      */

@@ -5,6 +5,8 @@ import com.rabbitmq.client.Connection;
 
 import io.github.once.rabbitmq.internal.ConfirmedSender;
 import io.github.once.rabbitmq.internal.Durations;
+import io.github.once.rabbitmq.internal.PublishTraces;
+import io.micrometer.observation.ObservationRegistry;
 
 import java.security.SecureRandom;
 import java.time.Duration;
@@ -48,6 +50,8 @@ public final class OncePublisher implements AutoCloseable {
     private final Duration retryBackoff;
     private final boolean mandatory;
     private final Supplier<String> messageIds;
+    /** Null without observations: then no Micrometer class is loaded. */
+    private final ObservationRegistry observations;
 
     private OncePublisher(Builder b) {
         this.sender = new ConfirmedSender(b.connection);
@@ -56,6 +60,7 @@ public final class OncePublisher implements AutoCloseable {
         this.retryBackoff = b.retryBackoff;
         this.mandatory = b.mandatory;
         this.messageIds = b.messageIds;
+        this.observations = b.observations;
     }
 
     public static Builder builder(Connection connection) {
@@ -187,10 +192,10 @@ public final class OncePublisher implements AutoCloseable {
         }
     }
 
-    private static List<OutboundMessage> stampAll(List<OutboundMessage> messages) {
+    private List<OutboundMessage> stampAll(List<OutboundMessage> messages) {
         List<OutboundMessage> stamped = new ArrayList<>(messages.size());
         for (OutboundMessage m : messages) {
-            stamped.add(stamp(m));
+            stamped.add(observations == null ? stamp(m) : PublishTraces.traced(observations, stamp(m)));
         }
         return stamped;
     }
@@ -239,6 +244,7 @@ public final class OncePublisher implements AutoCloseable {
         private Duration retryBackoff = Duration.ofMillis(500);
         private boolean mandatory = true;
         private Supplier<String> messageIds = OncePublisher::newMessageId;
+        private ObservationRegistry observations;
 
         private Builder(Connection connection) {
             this.connection = Objects.requireNonNull(connection, "connection");
@@ -281,6 +287,17 @@ public final class OncePublisher implements AutoCloseable {
          */
         public Builder messageIds(Supplier<String> messageIds) {
             this.messageIds = Objects.requireNonNull(messageIds, "messageIds");
+            return this;
+        }
+
+        /**
+         * Puts the trace context of the observation open on the publishing thread into each message's headers,
+         * through a {@code once.publish} observation ({@code io.github.once.OnceObservation}), so that the consumer
+         * continues the trace. A message published with no observation open keeps its headers as they are (an
+         * outbox row's stored context, say). Without it (the default) no observation is made.
+         */
+        public Builder observationRegistry(ObservationRegistry registry) {
+            this.observations = Objects.requireNonNull(registry, "registry");
             return this;
         }
 

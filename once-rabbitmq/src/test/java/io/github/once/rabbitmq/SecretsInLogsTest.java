@@ -69,7 +69,7 @@ class SecretsInLogsTest {
         ConnectionFactory factory = RabbitFixture.factory();
         factory.setPassword(AMQP_SECRET);
         factory.setPort(nothingThere);
-        assertThatThrownBy(() -> RabbitConnections.open(factory, "secrets"))
+        assertThatThrownBy(() -> OnceConsumer.connect(factory, "secrets"))
                 .isInstanceOf(OnceConsumer.StartupException.class)
                 .satisfies(e -> assertThat(e.getMessage()).doesNotContain(AMQP_SECRET));
 

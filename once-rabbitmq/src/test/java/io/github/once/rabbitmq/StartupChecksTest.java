@@ -114,7 +114,7 @@ class StartupChecksTest {
         ConnectionFactory factory = RabbitFixture.factory();
         factory.setPort(closedPort);
 
-        assertThatThrownBy(() -> RabbitConnections.open(factory, "orders"))
+        assertThatThrownBy(() -> OnceConsumer.connect(factory, "orders"))
                 .isInstanceOf(OnceConsumer.StartupException.class)
                 .hasMessageContaining("Cannot reach RabbitMQ at amqp://127.0.0.1:" + closedPort)
                 .hasMessageContaining("Connection refused")

@@ -31,6 +31,9 @@ public sealed interface Disposition {
         String queue();
 
         AMQP.BasicProperties properties();
+
+        /** The same move with the copy's properties replaced (such as headers carrying a trace context). */
+        Move withProperties(AMQP.BasicProperties properties);
     }
 
     /**
@@ -39,6 +42,10 @@ public sealed interface Disposition {
      */
     record Retry(ConsumerAction action, int nextAttempt, Duration delay, Throwable error, String queue,
                         AMQP.BasicProperties properties) implements Move {
+        @Override
+        public Retry withProperties(AMQP.BasicProperties properties) {
+            return new Retry(action, nextAttempt, delay, error, queue, properties);
+        }
     }
 
     /**
@@ -50,6 +57,11 @@ public sealed interface Disposition {
         @Override
         public ConsumerAction action() {
             return ConsumerAction.DEAD_LETTERED;
+        }
+
+        @Override
+        public DeadLetter withProperties(AMQP.BasicProperties properties) {
+            return new DeadLetter(reason, detail, attempts, error, queue, properties);
         }
     }
 

@@ -4,6 +4,7 @@ import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Delivery;
 
 import io.github.once.ExecutionContext;
+import io.github.once.Handler;
 import io.github.once.IdempotencyKey;
 import io.github.once.Outcome;
 import io.github.once.ResultCodec;
@@ -40,6 +41,8 @@ public final class ConsumerWorker implements Runnable {
     private final DeliveryKeys keys;
     private final Decisions disposition;
     private final Settlement settlement;
+    /** Null unless the executor is observed: then no Micrometer class is loaded. */
+    private final ObservedDeliveries observed;
 
     public ConsumerWorker(ConsumerSettings settings, int index, PauseGate gate, ConsumerListener listener) {
         ConsumerConfig c = settings.config();
@@ -53,8 +56,11 @@ public final class ConsumerWorker implements Runnable {
         // One threshold for both crash-loop signals: the executor's.
         this.disposition = new Decisions(settings.queue(), c.retry(), c.maxErrorLength(), c.clock(),
                 settings.executor().config().crashLoopAfter());
+        this.observed = settings.executor().observed() ? new ObservedDeliveries(settings.executor(), settings.queue())
+                : null;
+        ConsumerListener settled = observed == null ? listener : new ListenerCalls(List.of(listener, observed));
         this.settlement = new Settlement(session, new ConfirmedSender(settings.connection()),
-                new Confirms(c.clock(), c.moveTimeout()), gate, listener, inHand, name);
+                new Confirms(c.clock(), c.moveTimeout()), gate, settled, inHand, name);
     }
 
     public Channel channel() {
@@ -122,7 +128,8 @@ public final class ConsumerWorker implements Runnable {
             try {
                 // A record the store refuses fails only its own task (the executor splits such a batch); the
                 // disposition dead-letters it.
-                outcomes = s.executor().executeAll(tasks);
+                outcomes = observed == null ? s.executor().executeAll(tasks)
+                        : observed.within(admitted.get(0).in().delivery(), () -> s.executor().executeAll(tasks));
                 gate.succeeded();
             } catch (RuntimeException e) {
                 storeFailure = e;
@@ -143,6 +150,9 @@ public final class ConsumerWorker implements Runnable {
                 action = disposition.storeFailed(storeFailure);
             } else {
                 action = disposition.decide(d, a.attempt(), outcomes.get(next++));
+            }
+            if (observed != null) {
+                action = observed.traced(d, action);
             }
             verdicts.add(new Verdict(a.in(), a.key().keyOrNull(), action));
         }
@@ -166,14 +176,18 @@ public final class ConsumerWorker implements Runnable {
         int attempt = Moves.attempt(d);
         listener.onDelivery(d, attempt);
         DeliveryKey key = keys.resolve(d);
+        if (observed != null) {
+            observed.start(d, key.keyOrNull(), attempt);
+        }
         Disposition early = key instanceof DeliveryKey.Keyed ? disposition.redeliveredTooOften(d, attempt) : null;
         return new Admitted(in, attempt, key, early);
     }
 
     private Task<byte[]> task(Admitted a, IdempotencyKey key) {
         Delivery d = a.in().delivery();
+        Handler<byte[]> handler = ctx -> s.handler().handle(d, new Context(ctx, a.attempt(), d.getEnvelope().isRedeliver()));
         return new Task<>(key, d.getBody(), ResultCodec.bytes(),
-                ctx -> s.handler().handle(d, new Context(ctx, a.attempt(), d.getEnvelope().isRedeliver())));
+                observed == null ? handler : observed.handler(d, key, handler));
     }
 
     /** Pauses; the processing log reports it (once per outage, at ERROR when waiting will not fix it). */
