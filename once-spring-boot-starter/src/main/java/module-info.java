@@ -12,6 +12,7 @@ module io.github.once.spring.boot {
     requires static io.github.once.redis;
     requires static io.github.once.micrometer;
     requires static micrometer.core;
+    requires static micrometer.observation;
     requires static spring.boot.health;
     requires static spring.boot.actuator;
     requires org.slf4j;

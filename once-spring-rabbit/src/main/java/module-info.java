@@ -11,6 +11,7 @@ module io.github.once.spring.rabbit {
     requires spring.expression;
     requires spring.messaging;
     requires static spring.jdbc;
+    requires static micrometer.observation;
     requires org.slf4j;
 
     exports io.github.once.spring.rabbit;

@@ -28,16 +28,30 @@ import java.util.Optional;
 public final class Traces implements AutoCloseable {
     public final InMemorySpanExporter exporter = InMemorySpanExporter.create();
     public final ObservationRegistry registry = ObservationRegistry.create();
+    public final OtelTracer tracer;
+    public final OtelPropagator propagator;
     private final SdkTracerProvider provider;
 
+    /** With the tracing handlers on {@link #registry}, as a plain application registers them. */
     public Traces() {
+        this(true);
+    }
+
+    /**
+     * {@code handlers} false: the tracer and the propagator only, for an application framework (Spring Boot) that
+     * registers the tracing handlers on its own registry from them.
+     */
+    public Traces(boolean handlers) {
         provider = SdkTracerProvider.builder().addSpanProcessor(SimpleSpanProcessor.create(exporter)).build();
         ContextPropagators propagators = ContextPropagators.create(W3CTraceContextPropagator.getInstance());
         io.opentelemetry.api.trace.Tracer otel = provider.get("once-test");
         OtelCurrentTraceContext current = new OtelCurrentTraceContext();
-        OtelTracer tracer = new OtelTracer(otel, current, event -> {
+        tracer = new OtelTracer(otel, current, event -> {
         }, new OtelBaggageManager(current, List.of(), List.of()));
-        OtelPropagator propagator = new OtelPropagator(propagators, otel);
+        propagator = new OtelPropagator(propagators, otel);
+        if (!handlers) {
+            return;
+        }
         registry.observationConfig().observationHandler(new ObservationHandler.FirstMatchingCompositeObservationHandler(
                 new PropagatingSenderTracingObservationHandler<>(tracer, propagator),
                 new PropagatingReceiverTracingObservationHandler<>(tracer, propagator),

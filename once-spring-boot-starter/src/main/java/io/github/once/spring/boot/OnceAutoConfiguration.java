@@ -117,6 +117,17 @@ public class OnceAutoConfiguration {
         return new OnceStoreHealth(store);
     }
 
+    /** Keeps micrometer-observation off the class path of applications that do not turn observations on. */
+    private static final class Observations {
+        static void bind(OnceAdvice.Builder b, org.springframework.context.ApplicationContext context) {
+            io.micrometer.observation.ObservationRegistry registry =
+                    context.getBeanProvider(io.micrometer.observation.ObservationRegistry.class).getIfUnique();
+            if (registry != null) {
+                b.observationRegistry(registry);
+            }
+        }
+    }
+
     /** Everything about RabbitMQ listeners; only with Spring AMQP's connection factory. */
     @Configuration(proxyBeanMethods = false)
     @ConditionalOnClass(ConnectionFactory.class)
@@ -142,6 +153,10 @@ public class OnceAutoConfiguration {
             if (ClassUtils.isPresent("io.micrometer.core.instrument.MeterRegistry", getClass().getClassLoader())
                     && ClassUtils.isPresent("io.github.once.micrometer.OnceMeters", getClass().getClassLoader())) {
                 MeterBinding.bind(b, context, p.getNamespace());
+            }
+            if (p.isObservationEnabled()
+                    && ClassUtils.isPresent("io.micrometer.observation.ObservationRegistry", getClass().getClassLoader())) {
+                Observations.bind(b, context);
             }
             return b.build();
         }

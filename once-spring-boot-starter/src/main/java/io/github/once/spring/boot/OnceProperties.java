@@ -52,6 +52,12 @@ public class OnceProperties {
      * health component reports the store DOWN, and the listeners start when the store answers.
      */
     private boolean failFast;
+    /**
+     * Observe each message with the application's ObservationRegistry (spans with Micrometer Tracing, timers with
+     * a meter registry): once.process, once.claim, once.handle, once.complete, once.publish. Off by default, like
+     * Spring AMQP's listener observation (spring.rabbitmq.listener.simple.observation-enabled).
+     */
+    private boolean observationEnabled;
     private final Jdbc jdbc = new Jdbc();
     private final Redis redis = new Redis();
     private final Retry retry = new Retry();
@@ -71,6 +77,14 @@ public class OnceProperties {
 
     public void setFailFast(boolean failFast) {
         this.failFast = failFast;
+    }
+
+    public boolean isObservationEnabled() {
+        return observationEnabled;
+    }
+
+    public void setObservationEnabled(boolean observationEnabled) {
+        this.observationEnabled = observationEnabled;
     }
 
     public String getNamespace() {

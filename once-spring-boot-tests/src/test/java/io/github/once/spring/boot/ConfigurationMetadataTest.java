@@ -28,7 +28,7 @@ class ConfigurationMetadataTest {
         }
         assertThat(json).as("the starter's metadata").isNotNull();
         for (String name : List.of("once.store", "once.namespace", "once.lease", "once.retention", "once.fingerprint",
-                "once.fingerprint-fields", "once.jdbc.table", "once.jdbc.create-table", "once.jdbc.transactional",
+                "once.fingerprint-fields", "once.observation-enabled", "once.jdbc.table", "once.jdbc.create-table", "once.jdbc.transactional",
                 "once.redis.key-prefix", "once.redis.timeout", "once.retry.max-attempts", "once.retry.backoff",
                 "once.rabbit.advise-factories", "once.rabbit.every-listener", "once.rabbit.declare",
                 "once.rabbit.queue-type", "once.rabbit.move-timeout", "once.rabbit.store-backoff",

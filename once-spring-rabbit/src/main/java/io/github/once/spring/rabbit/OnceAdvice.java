@@ -4,6 +4,7 @@ import com.rabbitmq.client.Channel;
 
 import io.github.once.Idempotency;
 import io.github.once.IdempotencyConfig;
+import io.github.once.Handler;
 import io.github.once.IdempotencyKey;
 import io.github.once.OnceListener;
 import io.github.once.Outcome;
@@ -22,6 +23,7 @@ import io.github.once.spring.rabbit.internal.ClaimWatchingStore;
 import io.github.once.spring.rabbit.internal.ConnectionEvents;
 import io.github.once.spring.rabbit.internal.ContainerPause;
 import io.github.once.spring.rabbit.internal.MoveSender;
+import io.github.once.spring.rabbit.internal.ObservedMessages;
 import io.github.once.spring.rabbit.internal.QueueEvents;
 import io.github.once.spring.rabbit.internal.ReplyCapture;
 import io.github.once.spring.rabbit.internal.SpringDelivery;
@@ -43,6 +45,8 @@ import java.util.function.IntSupplier;
 import java.util.function.Supplier;
 
 import javax.sql.DataSource;
+
+import io.micrometer.observation.ObservationRegistry;
 
 import org.aopalliance.intercept.MethodInterceptor;
 import org.aopalliance.intercept.MethodInvocation;
@@ -190,22 +194,30 @@ public final class OnceAdvice implements MethodInterceptor, AutoCloseable {
         requireRunning(queue, events, List.of(delivery));
         ContainerPolicy.Admitted admitted = policy.admit(delivery);
         events.taken(delivery, admitted.attempt());
+        ObservedMessages observed = shared.observed;
+        if (observed != null) {
+            observed.start(shared.executor(queue), delivery, queue, admitted.key(), shared.namespace(queue),
+                    admitted.attempt());
+        }
         Channel channel = (Channel) invocation.getArguments()[0];
         Disposition action;
         if (!admitted.runs()) {
             action = policy.decide(admitted, null);
         } else {
             ReplyCapture capture = ReplyCapture.forReplyTo(message.getMessageProperties().getReplyTo());
-            Task<byte[]> task = new Task<>(admitted.key(), message.getBody(), ResultCodec.bytes(), ctx -> {
+            Handler<byte[]> handler = ctx -> {
                 invocation.getArguments()[0] = capture.wrap(channel);
                 OnceContext.runWith(ctx, () -> BatchCall.proceed(invocation)); // the listener's OnceContext.current()
                 return capture.encoded();
-            });
+            };
+            Task<byte[]> task = new Task<>(admitted.key(), message.getBody(), ResultCodec.bytes(),
+                    observed == null ? handler : observed.handler(delivery, admitted.key(), handler));
             Outcome<byte[]> outcome;
             try {
                 Idempotency executor = shared.executor(queue);
-                outcome = shared.transactions != null ? shared.transactions.execute(executor, task)
-                        : executor.execute(task);
+                Supplier<Outcome<byte[]>> run = () -> shared.transactions != null
+                        ? shared.transactions.execute(executor, task) : executor.execute(task);
+                outcome = observed == null ? run.get() : observed.within(delivery, run);
             } catch (RuntimeException e) {
                 carryOut(queue, events, channel, delivery, admitted.key(), policy.storeFailed(e));
                 return null;
@@ -231,16 +243,22 @@ public final class OnceAdvice implements MethodInterceptor, AutoCloseable {
         List<ContainerPolicy.Admitted> admitted = new ArrayList<>(messages.size());
         List<Task<byte[]>> tasks = new ArrayList<>();
         BatchCall call = new BatchCall(invocation);
+        ObservedMessages observed = shared.observed;
         for (int i = 0; i < messages.size(); i++) {
             Message m = messages.get(i);
             SpringDelivery d = deliveries.get(i);
             ContainerPolicy.Admitted a = policy.admit(d);
             events.taken(d, a.attempt());
             admitted.add(a);
+            if (observed != null) {
+                observed.start(shared.executor(queue), d, queue, a.key(), shared.namespace(queue), a.attempt());
+            }
             if (a.runs()) {
                 int taskIndex = tasks.size();
                 call.add(m, a.key());
-                tasks.add(new Task<>(a.key(), m.getBody(), ResultCodec.bytes(), ctx -> call.runFor(taskIndex)));
+                Handler<byte[]> handler = ctx -> call.runFor(taskIndex);
+                tasks.add(new Task<>(a.key(), m.getBody(), ResultCodec.bytes(),
+                        observed == null ? handler : observed.handler(d, a.key(), handler)));
             }
         }
         List<Outcome<byte[]>> outcomes;
@@ -251,7 +269,9 @@ public final class OnceAdvice implements MethodInterceptor, AutoCloseable {
                 outcomes = shared.transactions.executeBatch(shared.executor(queue), tasks, call::invokeWith);
             } else {
                 Idempotency executor = shared.executor(queue);
-                outcomes = ClaimWatchingStore.watching(call::claimed, () -> executor.executeAll(tasks));
+                Supplier<List<Outcome<byte[]>>> run =
+                        () -> ClaimWatchingStore.watching(call::claimed, () -> executor.executeAll(tasks));
+                outcomes = observed == null ? run.get() : observed.within(deliveries.get(0), run);
             }
         } catch (RuntimeException e) {
             Disposition requeue = policy.storeFailed(e);
@@ -287,7 +307,8 @@ public final class OnceAdvice implements MethodInterceptor, AutoCloseable {
      * goes out.
      */
     private void carryOut(String queue, QueueEvents events, Channel channel, SpringDelivery delivery,
-                          IdempotencyKey key, Disposition action) {
+                          IdempotencyKey key, Disposition decided) {
+        Disposition action = shared.observed == null ? decided : shared.observed.traced(delivery, decided);
         boolean live = channel == null || channel.isOpen();
         if (action instanceof Disposition.Requeue requeue) {
             events.settled(delivery, key, live ? action.action() : ConsumerAction.ABANDONED);
@@ -354,12 +375,17 @@ public final class OnceAdvice implements MethodInterceptor, AutoCloseable {
         final Map<String, QueueEvents> eventsByQueue = new ConcurrentHashMap<>();
         volatile Supplier<Collection<AbstractMessageListenerContainer>> containers = List::of;
         volatile boolean everyListener;
+        final ObservationRegistry observations;
+        /** Null without observations: then no Micrometer class is loaded. */
+        final ObservedMessages observed;
 
         Shared(Builder b) {
             this.defaults = b.consumer;
             this.idempotency = b.idempotency;
             this.executorListeners = b.executorListeners;
             this.storeName = String.valueOf(b.store);
+            this.observations = b.observations;
+            this.observed = observations == null ? null : new ObservedMessages();
             this.transactions = b.transactionManager == null ? null : SpringTransactionsFactory.create(b);
             this.records = transactions != null ? b.store : new ClaimWatchingStore(b.store);
             this.moves = new MoveSender(rabbitFactory(b.connectionFactory), b.consumer);
@@ -378,9 +404,21 @@ public final class OnceAdvice implements MethodInterceptor, AutoCloseable {
             return executors.computeIfAbsent(queue, q -> {
                 ConsumerConfig config = configs.getOrDefault(q, defaults);
                 String namespace = namespace(q, config);
-                return Idempotency.builder(records).config(idempotency).listener(executorLog)
-                        .listener(executorListeners.apply(namespace)).build();
+                Idempotency.Builder executor = Idempotency.builder(records).config(idempotency).listener(executorLog)
+                        .listener(executorListeners.apply(namespace));
+                if (observations != null) {
+                    executor.observationRegistry(observations);
+                    if (transactions != null) {
+                        // Spring's transactions run each task in a scope of their own; this one names the mode.
+                        executor.transactional();
+                    }
+                }
+                return executor.build();
             });
+        }
+
+        String namespace(String queue) {
+            return namespace(queue, configs.getOrDefault(queue, defaults));
         }
 
         static String namespace(String queue, ConsumerConfig config) {
@@ -390,7 +428,7 @@ public final class OnceAdvice implements MethodInterceptor, AutoCloseable {
         /** The events of {@code queue}; its listener is made at the first event. */
         QueueEvents events(String queue) {
             return eventsByQueue.computeIfAbsent(queue, q -> new QueueEvents(ProcessingLog.builder().queue(q).build(),
-                    inFlight -> listeners.apply(q, inFlight)));
+                    inFlight -> listeners.apply(q, inFlight), observed));
         }
 
         private static com.rabbitmq.client.ConnectionFactory rabbitFactory(ConnectionFactory factory) {
@@ -412,6 +450,7 @@ public final class OnceAdvice implements MethodInterceptor, AutoCloseable {
         private BiFunction<String, IntSupplier, ConsumerListener> consumerListeners = (q, n) -> ConsumerListener.NONE;
         private PlatformTransactionManager transactionManager;
         private DataSource dataSource;
+        private ObservationRegistry observations;
 
         private Builder(IdempotencyStore store, ConnectionFactory connectionFactory) {
             this.store = Objects.requireNonNull(store, "store");
@@ -464,6 +503,16 @@ public final class OnceAdvice implements MethodInterceptor, AutoCloseable {
         public Builder transactional(PlatformTransactionManager manager, DataSource dataSource) {
             this.transactionManager = Objects.requireNonNull(manager, "transactionManager");
             this.dataSource = Objects.requireNonNull(dataSource, "dataSource");
+            return this;
+        }
+
+        /**
+         * Observes each message ({@code io.github.once.OnceObservation}): its {@code once.process} inside Spring
+         * AMQP's listener observation when the container has one open, else continuing the message's trace; the
+         * store calls and the listener method under it. Without it (the default) no observation is made.
+         */
+        public Builder observationRegistry(ObservationRegistry registry) {
+            this.observations = Objects.requireNonNull(registry, "registry");
             return this;
         }
 

@@ -9,6 +9,7 @@ import io.github.once.rabbitmq.ConsumerListener;
 import io.github.once.rabbitmq.container.Disposition;
 
 import java.time.Duration;
+import java.util.ArrayList;
 import java.util.List;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.Function;
@@ -33,11 +34,19 @@ public final class QueueEvents {
 
     /**
      * {@code log} first, then the listener {@code listener} makes for the queue, given the count of its deliveries
-     * in flight.
+     * in flight, and last {@code observed}, which ends each message's observation when it is settled (null: none).
      */
-    public QueueEvents(ConsumerListener log, Function<IntSupplier, ConsumerListener> listener) {
+    public QueueEvents(ConsumerListener log, Function<IntSupplier, ConsumerListener> listener,
+                       ConsumerListener observed) {
         ConsumerListener made = listener.apply(inFlight);
-        this.listeners = made == null ? List.of(log) : List.of(log, made);
+        List<ConsumerListener> all = new ArrayList<>(List.of(log));
+        if (made != null) {
+            all.add(made);
+        }
+        if (observed != null) {
+            all.add(observed);
+        }
+        this.listeners = List.copyOf(all);
     }
 
     /** The queue's listener starts with these settings. */
