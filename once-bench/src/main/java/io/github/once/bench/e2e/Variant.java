@@ -23,6 +23,7 @@ import java.util.EnumSet;
 import java.util.List;
 import java.util.Locale;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The consumers compared end to end. Each run gets a fresh queue filled the same way and a fresh key namespace;
@@ -65,6 +66,26 @@ enum Variant {
                     .listener(run.meter().storeTimes()).listener(meters.executor(run.namespace())).build();
             return OnceConsumption.start(run, executor, Mode.ONE_AT_A_TIME, store,
                     meters.consumer(run.queue(), run.namespace()));
+        }
+    },
+    ONCE_MEMORY_OBSERVED("Once, in-memory store, observed: an ObservationRegistry whose one handler does nothing") {
+        @Override
+        Consumption start(Run run) throws Exception {
+            InMemoryIdempotencyStore store = InMemoryIdempotencyStore.builder().build();
+            return once(run, Idempotency.builder(store).config(CONFIG).listener(run.meter().storeTimes())
+                    .observationRegistry(Observations.noopHandler()).build(), false, store);
+        }
+    },
+    ONCE_MEMORY_TRACED("Once, in-memory store, traced: spans through Micrometer Tracing's OpenTelemetry bridge") {
+        @Override
+        Consumption start(Run run) throws Exception {
+            InMemoryIdempotencyStore store = InMemoryIdempotencyStore.builder().build();
+            AtomicLong spans = new AtomicLong();
+            return once(run, Idempotency.builder(store).config(CONFIG).listener(run.meter().storeTimes())
+                    .observationRegistry(Observations.openTelemetry(spans)).build(), false, () -> {
+                        System.out.printf("  spans exported: %,d%n", spans.get());
+                        store.close();
+                    });
         }
     },
     ONCE_REDIS("Once, Redis store") {
@@ -136,7 +157,8 @@ enum Variant {
      * lines (the tiered one beside the JDBC store alone).
      */
     private static final Set<Variant> ON_REQUEST =
-            EnumSet.of(ONCE_TIERED_TX_BATCH, SPRING_PLAIN, SPRING_ONCE_MEMORY, SPRING_ONCE_REDIS);
+            EnumSet.of(ONCE_TIERED_TX_BATCH, SPRING_PLAIN, SPRING_ONCE_MEMORY, SPRING_ONCE_REDIS,
+                    ONCE_MEMORY_OBSERVED, ONCE_MEMORY_TRACED);
 
     /** No Once in them, so no store calls to report. */
     private static final Set<Variant> UNGUARDED = EnumSet.of(BASELINE, PLAIN_JDBC, PLAIN_JDBC_BATCH, SPRING_PLAIN);
