@@ -8,15 +8,20 @@ import io.github.once.traces.Traces;
 import io.micrometer.observation.Observation;
 import io.opentelemetry.sdk.trace.data.SpanData;
 
+import java.io.File;
 import java.nio.charset.StandardCharsets;
+import java.nio.file.Path;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Arrays;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.UnaryOperator;
+import java.util.stream.Collectors;
 
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
@@ -211,5 +216,23 @@ class TracingTest {
         assertThat(claims).allSatisfy(claim -> assertThat(traces.byId(claim.getParentSpanId()).orElseThrow().getName())
                 .isEqualTo("once.process"));
         assertThat(handledIn).hasSize(6);
+    }
+
+    @Test
+    void withoutARegistryOnceRunsWithNoMicrometerOnTheClassPath() throws Exception {
+        rabbit.admin().queueDeclare(rabbit.queue, true, false, false, null);
+        String classPath = Arrays.stream(System.getProperty("java.class.path").split(File.pathSeparator))
+                .filter(entry -> !entry.contains("micrometer") && !entry.contains("opentelemetry"))
+                .collect(Collectors.joining(File.pathSeparator));
+        // The class path as given (surefire's own class path, not a manifest-only jar), without Micrometer:
+        assertThat(System.getProperty("java.class.path")).contains("micrometer-observation");
+        assertThat(classPath).contains("amqp-client").doesNotContain("micrometer-observation");
+        String java = Path.of(System.getProperty("java.home"), "bin", "java").toString();
+        Process process = new ProcessBuilder(java, "-Xmx128m", "-cp", classPath, WithoutMicrometer.class.getName(),
+                rabbit.queue).redirectErrorStream(true).start();
+        String output = new String(process.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertThat(process.waitFor(60, TimeUnit.SECONDS)).isTrue();
+        assertThat(process.exitValue()).as("the consumer's exit; its output:%n%s", output).isZero();
+        assertThat(output).doesNotContain("NoClassDefFoundError");
     }
 }
