@@ -300,10 +300,15 @@ public enum OnceObservation implements ObservationDocumentation {
         context.put(Key.KIND, kind);
         context.put(Key.QUEUE, destination);
         Observation publish = observation(PUBLISH, context, registry);
-        if (parent != null) {
-            publish.parentObservation(parent);
+        if (parent == null) {
+            publish.start().stop(); // the propagating handler writes the context at start
+            return copy;
         }
-        publish.start().stop(); // the propagating handler writes the context at start
+        // With the parent's scope open too: a sender handler that looks for the current span (not the parent
+        // observation) finds the same one, even inside a listener container's own observation.
+        try (Observation.Scope scope = parent.openScope()) {
+            publish.parentObservation(parent).start().stop();
+        }
         return copy;
     }
 

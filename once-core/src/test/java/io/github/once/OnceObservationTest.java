@@ -10,6 +10,7 @@ import java.nio.file.Path;
 import java.util.ArrayList;
 import java.util.Arrays;
 import java.util.List;
+import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
 
 import org.junit.jupiter.api.Test;
@@ -23,7 +24,7 @@ import static org.assertj.core.api.Assertions.assertThat;
 class OnceObservationTest {
 
     /** Records each observation's name, tags and parent at its stop. */
-    static final class Recorder implements ObservationHandler<Observation.Context> {
+    static class Recorder implements ObservationHandler<Observation.Context> {
         final List<Observation.Context> stopped = new CopyOnWriteArrayList<>();
 
         @Override
@@ -112,5 +113,33 @@ class OnceObservationTest {
                 .containsExactly("once.namespace=none", "once.outcome=none");
         assertThat(convention.getHighCardinalityKeyValues(context).stream().map(kv -> kv.getKey() + "=" + kv.getValue()))
                 .containsExactly("once.key=o-1");
+    }
+
+    @Test
+    void eachVerdictIsTheProcessOutcomeAndAnEvent() {
+        ObservationRegistry registry = ObservationRegistry.create();
+        List<String> events = new CopyOnWriteArrayList<>();
+        Recorder recorder = new Recorder() {
+            @Override
+            public void onEvent(Observation.Event event, Observation.Context context) {
+                events.add(context.get(OnceObservation.Key.OUTCOME) + ":" + event.getName());
+            }
+        };
+        registry.observationConfig().observationHandler(recorder);
+        Map<String, String> verdicts = new java.util.LinkedHashMap<>();
+        verdicts.put("DUPLICATE", null);
+        verdicts.put("RETRIED_BUSY", null);
+        verdicts.put("DEAD_LETTERED", "conflict");
+        verdicts.put("DEAD_LETTERED ", "crash-loop");
+        try (Idempotency once = Idempotency.builder(InMemoryIdempotencyStore.builder().build())
+                .observationRegistry(registry).build()) {
+            verdicts.forEach((action, reason) -> OnceObservation.stopProcess(OnceObservation.startProcess(once,
+                    Map.of(), "orders", IdempotencyKey.of("orders", "o-1"), null, 1), action.strip(), reason, null));
+        }
+        assertThat(events).containsExactly("duplicate:once.duplicate", "retried-busy:once.busy",
+                "retried-busy:once.retry", "dead-lettered:once.dead_letter", "dead-lettered:once.conflict",
+                "dead-lettered:once.dead_letter", "dead-lettered:once.crash_loop");
+        assertThat(recorder.stopped).extracting(c -> c.getLowCardinalityKeyValue("once.dead_letter.reason").getValue())
+                .containsExactly("none", "none", "conflict", "crash-loop");
     }
 }

@@ -14,6 +14,8 @@ import static org.assertj.core.api.Assertions.assertThat;
         "spring.datasource.username=postgres",
         "once.store=jdbc",
         "once.lease=2s",
+        "once.retry.max-attempts=3",
+        "once.retry.backoff=30ms,60ms,120ms",
         "once.observation-enabled=true"})
 class SpringTracingTest extends TracingScenarios {
     @Override

@@ -11,6 +11,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.AfterAll;
@@ -45,6 +46,8 @@ abstract class TracingScenarios {
     static final String QUEUE = Scenarios.queueName("traced");
     static final String TABLE = "once_spring_" + UUID.randomUUID().toString().substring(0, 8);
     static final AtomicInteger HANDLED = new AtomicInteger();
+    /** Failures so far of the messages whose id starts with f-: each fails twice, then succeeds. */
+    static final Map<String, Integer> FAILURES = new ConcurrentHashMap<>();
 
     @DynamicPropertySource
     static void names(DynamicPropertyRegistry r) {
@@ -79,6 +82,10 @@ abstract class TracingScenarios {
         @RabbitListener(queuesToDeclare = @Queue("${scenario.traced}"))
         @Once
         public void handle(Message message) {
+            String id = message.getMessageProperties().getMessageId();
+            if (id.startsWith("f-") && FAILURES.merge(id, 1, Integer::sum) <= 2) {
+                throw new IllegalStateException("failure " + FAILURES.get(id) + " of " + id);
+            }
             Observation.createNotStarted("test.effect", registry).observe(HANDLED::incrementAndGet);
         }
     }
@@ -144,6 +151,30 @@ abstract class TracingScenarios {
         assertThat(Traces.attribute(duplicate, "once.outcome")).isEqualTo("duplicate");
         assertThat(Traces.events(duplicate)).contains("once.duplicate");
         assertThat(TRACES.childrenOf(duplicate, "once.handle")).isEmpty();
+    }
+
+    @Test
+    void aMessageThatFailsTwiceThenSucceedsShowsThreeAttemptsInOneTraceLinkedThroughTheRetryCopies() {
+        String id = "f-" + UUID.randomUUID().toString().substring(0, 8);
+        SpanData publish = sendTraced(id);
+        await().atMost(Duration.ofSeconds(20)).until(() -> processes(id).stream()
+                .anyMatch(s -> "processed".equals(Traces.attribute(s, "once.outcome"))));
+
+        List<SpanData> attempts = new java.util.ArrayList<>(processes(id));
+        attempts.sort(java.util.Comparator.comparingLong(SpanData::getStartEpochNanos));
+        assertThat(attempts).extracting(s -> Traces.attribute(s, "once.outcome"))
+                .containsExactly("retried-failed", "retried-failed", "processed");
+        assertThat(attempts).allSatisfy(s -> assertThat(s.getTraceId()).isEqualTo(publish.getTraceId()));
+        for (int i = 1; i < 3; i++) {
+            // attempt i+1 descends from the retry copy attempt i sent (through Spring's receive span when on)
+            SpanData attempt = attempts.get(i - 1);
+            SpanData copy = TRACES.childrenOf(attempt, "once.publish").stream().findFirst().orElseThrow(
+                    () -> new AssertionError("no copy under " + attempt.getSpanId() + " in " + TRACES.spans().stream()
+                            .filter(s -> s.getTraceId().equals(publish.getTraceId()))
+                            .map(s -> s.getName() + "/" + s.getSpanId() + "<" + s.getParentSpanId()).toList()));
+            assertThat(Traces.attribute(copy, "once.publish.kind")).isEqualTo("retry");
+            assertBetween(copy, attempts.get(i));
+        }
     }
 
     @AfterAll
