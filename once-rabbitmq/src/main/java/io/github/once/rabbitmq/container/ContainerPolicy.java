@@ -1,11 +1,18 @@
 package io.github.once.rabbitmq.container;
 
+import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Delivery;
 
+import io.github.once.Handler;
+import io.github.once.Idempotency;
 import io.github.once.IdempotencyConfig;
 import io.github.once.IdempotencyKey;
+import io.github.once.OnceObservation;
 import io.github.once.Outcome;
+import io.github.once.rabbitmq.ConsumerAction;
 import io.github.once.rabbitmq.ConsumerConfig;
+import io.github.once.rabbitmq.ConsumerListener;
+import io.github.once.rabbitmq.DeadLetterReason;
 import io.github.once.rabbitmq.OnceConsumer;
 import io.github.once.rabbitmq.OnceHeaders;
 import io.github.once.rabbitmq.internal.Admitted;
@@ -13,9 +20,13 @@ import io.github.once.rabbitmq.internal.Decisions;
 import io.github.once.rabbitmq.internal.DeliveryKey;
 import io.github.once.rabbitmq.internal.DeliveryKeys;
 import io.github.once.rabbitmq.internal.Moves;
+import io.micrometer.observation.Observation;
 
+import java.util.Map;
 import java.util.Objects;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.function.Function;
+import java.util.function.Supplier;
 
 /**
  * The consumer's decisions for a listener container that Once does not run itself (Spring AMQP's, say): each
@@ -83,5 +94,87 @@ public final class ContainerPolicy {
     /** The executor failed outside the handler (the store is unreachable): give the delivery back and pause. */
     public Disposition storeFailed(Throwable cause) {
         return disposition.storeFailed(cause);
+    }
+
+    /**
+     * The observations of one listener's deliveries, for an executor that is {@link Idempotency#observed()
+     * observed}: each delivery's {@code once.process} from taken in hand ({@link #start}) to settled (this
+     * listener's {@link #onAction}), the executor's store calls inside it ({@link #within}), the handler in
+     * {@code once.handle} ({@link #handler}) and the trace context in every copy it moves ({@link #traced}).
+     * Safe for several container threads, each delivery being one thread's.
+     */
+    public static Observations observations(Idempotency executor, String queue) {
+        if (!executor.observed()) {
+            throw new IllegalArgumentException("the executor has no observation registry");
+        }
+        return new Observations(executor, Objects.requireNonNull(queue, "queue"));
+    }
+
+    /** See {@link #observations}. */
+    public static final class Observations implements ConsumerListener {
+        private final Idempotency executor;
+        private final String queue;
+        private final Map<Delivery, Process> open = new ConcurrentHashMap<>();
+
+        private Observations(Idempotency executor, String queue) {
+            this.executor = executor;
+            this.queue = queue;
+        }
+
+        private record Process(Observation observation, String[] reason) {
+        }
+
+        /** Starts the delivery's observation; {@code key} null for a delivery without one. */
+        public void start(Delivery delivery, IdempotencyKey key, String namespace, int attempt) {
+            open.put(delivery, new Process(OnceObservation.startProcess(executor, delivery.getProperties().getHeaders(),
+                    queue, key, namespace, attempt), new String[1]));
+        }
+
+        /** Runs the executor's {@code call} inside the delivery's observation, so the store calls are its children. */
+        public <T> T within(Delivery delivery, Supplier<T> call) {
+            Process p = open.get(delivery);
+            if (p == null) {
+                return call.get();
+            }
+            try (Observation.Scope scope = p.observation().openScope()) {
+                return call.get();
+            }
+        }
+
+        /** The delivery's handler, run in its {@code once.handle} observation. */
+        public <T> Handler<T> handler(Delivery delivery, IdempotencyKey key, Handler<T> handler) {
+            Process p = open.get(delivery);
+            return p == null ? handler : ctx -> OnceObservation.handle(p.observation(), key, () -> handler.handle(ctx));
+        }
+
+        /** A move whose copy carries the delivery's trace context, so its next attempt or dead letter continues it. */
+        public Disposition traced(Delivery delivery, Disposition action) {
+            Process p = open.get(delivery);
+            if (p == null || !(action instanceof Disposition.Move move)) {
+                return action;
+            }
+            AMQP.BasicProperties props = move.properties();
+            String kind = move instanceof Disposition.DeadLetter ? "dead-letter" : "retry";
+            return move.withProperties(props.builder().headers(OnceObservation.inject(
+                    p.observation().getObservationRegistry(), p.observation(), kind, move.queue(), props.getHeaders()))
+                    .build());
+        }
+
+        @Override
+        public void onDeadLetter(Delivery delivery, IdempotencyKey key, DeadLetterReason reason, Throwable cause,
+                                 String detail) {
+            Process p = open.get(delivery);
+            if (p != null) {
+                p.reason()[0] = reason.code();
+            }
+        }
+
+        @Override
+        public void onAction(Delivery delivery, IdempotencyKey key, ConsumerAction action) {
+            Process p = open.remove(delivery);
+            if (p != null) {
+                OnceObservation.stopProcess(p.observation(), action.name(), p.reason()[0], null);
+            }
+        }
     }
 }

@@ -12,6 +12,7 @@ import io.github.once.Task;
 import io.github.once.rabbitmq.ConsumerConfig;
 import io.github.once.rabbitmq.ConsumerListener;
 import io.github.once.rabbitmq.DeliveryContext;
+import io.github.once.rabbitmq.container.ContainerPolicy;
 import io.github.once.rabbitmq.container.Disposition;
 
 import java.io.IOException;
@@ -42,7 +43,7 @@ public final class ConsumerWorker implements Runnable {
     private final Decisions disposition;
     private final Settlement settlement;
     /** Null unless the executor is observed: then no Micrometer class is loaded. */
-    private final ObservedDeliveries observed;
+    private final ContainerPolicy.Observations observed;
 
     public ConsumerWorker(ConsumerSettings settings, int index, PauseGate gate, ConsumerListener listener) {
         ConsumerConfig c = settings.config();
@@ -56,8 +57,8 @@ public final class ConsumerWorker implements Runnable {
         // One threshold for both crash-loop signals: the executor's.
         this.disposition = new Decisions(settings.queue(), c.retry(), c.maxErrorLength(), c.clock(),
                 settings.executor().config().crashLoopAfter());
-        this.observed = settings.executor().observed() ? new ObservedDeliveries(settings.executor(), settings.queue())
-                : null;
+        this.observed = settings.executor().observed()
+                ? ContainerPolicy.observations(settings.executor(), settings.queue()) : null;
         ConsumerListener settled = observed == null ? listener : new ListenerCalls(List.of(listener, observed));
         this.settlement = new Settlement(session, new ConfirmedSender(settings.connection()),
                 new Confirms(c.clock(), c.moveTimeout()), gate, settled, inHand, name);
@@ -177,7 +178,7 @@ public final class ConsumerWorker implements Runnable {
         listener.onDelivery(d, attempt);
         DeliveryKey key = keys.resolve(d);
         if (observed != null) {
-            observed.start(d, key.keyOrNull(), attempt);
+            observed.start(d, key.keyOrNull(), s.namespace().apply(d), attempt);
         }
         Disposition early = key instanceof DeliveryKey.Keyed ? disposition.redeliveredTooOften(d, attempt) : null;
         return new Admitted(in, attempt, key, early);

@@ -24,6 +24,7 @@ import org.springframework.amqp.rabbit.core.RabbitTemplate;
 import org.springframework.amqp.rabbit.listener.RabbitListenerEndpointRegistry;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
+import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.springframework.jdbc.core.JdbcTemplate;
@@ -40,6 +41,15 @@ import static org.awaitility.Awaitility.await;
  * processed in that trace with its claim, handler and completion under its {@code once.process} span, and a
  * duplicate shows as one without a handler. The subclasses say what is between the sender's span and Once's.
  */
+@SpringBootTest(classes = TracingScenarios.App.class, properties = {
+        "spring.rabbitmq.host=127.0.0.1",
+        "spring.datasource.url=jdbc:postgresql://127.0.0.1:5432/test",
+        "spring.datasource.username=postgres",
+        "once.store=jdbc",
+        "once.lease=2s",
+        "once.retry.max-attempts=3",
+        "once.retry.backoff=30ms,60ms,120ms",
+        "once.observation-enabled=true"})
 @DirtiesContext // the subclasses share the queue and the table, one context after the other
 abstract class TracingScenarios {
     static final Traces TRACES = new Traces(false);

@@ -23,7 +23,6 @@ import io.github.once.spring.rabbit.internal.ClaimWatchingStore;
 import io.github.once.spring.rabbit.internal.ConnectionEvents;
 import io.github.once.spring.rabbit.internal.ContainerPause;
 import io.github.once.spring.rabbit.internal.MoveSender;
-import io.github.once.spring.rabbit.internal.ObservedMessages;
 import io.github.once.spring.rabbit.internal.QueueEvents;
 import io.github.once.spring.rabbit.internal.ReplyCapture;
 import io.github.once.spring.rabbit.internal.SpringDelivery;
@@ -194,10 +193,9 @@ public final class OnceAdvice implements MethodInterceptor, AutoCloseable {
         requireRunning(queue, events, List.of(delivery));
         ContainerPolicy.Admitted admitted = policy.admit(delivery);
         events.taken(delivery, admitted.attempt());
-        ObservedMessages observed = shared.observed;
+        ContainerPolicy.Observations observed = shared.observed(queue);
         if (observed != null) {
-            observed.start(shared.executor(queue), delivery, queue, admitted.key(), shared.namespace(queue),
-                    admitted.attempt());
+            observed.start(delivery, admitted.key(), shared.namespace(queue), admitted.attempt());
         }
         Channel channel = (Channel) invocation.getArguments()[0];
         Disposition action;
@@ -243,7 +241,7 @@ public final class OnceAdvice implements MethodInterceptor, AutoCloseable {
         List<ContainerPolicy.Admitted> admitted = new ArrayList<>(messages.size());
         List<Task<byte[]>> tasks = new ArrayList<>();
         BatchCall call = new BatchCall(invocation);
-        ObservedMessages observed = shared.observed;
+        ContainerPolicy.Observations observed = shared.observed(queue);
         for (int i = 0; i < messages.size(); i++) {
             Message m = messages.get(i);
             SpringDelivery d = deliveries.get(i);
@@ -251,7 +249,7 @@ public final class OnceAdvice implements MethodInterceptor, AutoCloseable {
             events.taken(d, a.attempt());
             admitted.add(a);
             if (observed != null) {
-                observed.start(shared.executor(queue), d, queue, a.key(), shared.namespace(queue), a.attempt());
+                observed.start(d, a.key(), shared.namespace(queue), a.attempt());
             }
             if (a.runs()) {
                 int taskIndex = tasks.size();
@@ -308,7 +306,8 @@ public final class OnceAdvice implements MethodInterceptor, AutoCloseable {
      */
     private void carryOut(String queue, QueueEvents events, Channel channel, SpringDelivery delivery,
                           IdempotencyKey key, Disposition decided) {
-        Disposition action = shared.observed == null ? decided : shared.observed.traced(delivery, decided);
+        ContainerPolicy.Observations observed = shared.observed(queue);
+        Disposition action = observed == null ? decided : observed.traced(delivery, decided);
         boolean live = channel == null || channel.isOpen();
         if (action instanceof Disposition.Requeue requeue) {
             events.settled(delivery, key, live ? action.action() : ConsumerAction.ABANDONED);
@@ -376,8 +375,8 @@ public final class OnceAdvice implements MethodInterceptor, AutoCloseable {
         volatile Supplier<Collection<AbstractMessageListenerContainer>> containers = List::of;
         volatile boolean everyListener;
         final ObservationRegistry observations;
-        /** Null without observations: then no Micrometer class is loaded. */
-        final ObservedMessages observed;
+        /** Each queue's observations; empty without a registry (then no Micrometer class is loaded). */
+        final Map<String, ContainerPolicy.Observations> observed = new ConcurrentHashMap<>();
 
         Shared(Builder b) {
             this.defaults = b.consumer;
@@ -385,7 +384,6 @@ public final class OnceAdvice implements MethodInterceptor, AutoCloseable {
             this.executorListeners = b.executorListeners;
             this.storeName = String.valueOf(b.store);
             this.observations = b.observations;
-            this.observed = observations == null ? null : new ObservedMessages();
             this.transactions = b.transactionManager == null ? null : SpringTransactionsFactory.create(b);
             this.records = transactions != null ? b.store : new ClaimWatchingStore(b.store);
             this.moves = new MoveSender(rabbitFactory(b.connectionFactory), b.consumer);
@@ -417,6 +415,12 @@ public final class OnceAdvice implements MethodInterceptor, AutoCloseable {
             });
         }
 
+        /** The observations of {@code queue}'s deliveries; null without an observation registry. */
+        ContainerPolicy.Observations observed(String queue) {
+            return observations == null ? null
+                    : observed.computeIfAbsent(queue, q -> ContainerPolicy.observations(executor(q), q));
+        }
+
         String namespace(String queue) {
             return namespace(queue, configs.getOrDefault(queue, defaults));
         }
@@ -428,7 +432,7 @@ public final class OnceAdvice implements MethodInterceptor, AutoCloseable {
         /** The events of {@code queue}; its listener is made at the first event. */
         QueueEvents events(String queue) {
             return eventsByQueue.computeIfAbsent(queue, q -> new QueueEvents(ProcessingLog.builder().queue(q).build(),
-                    inFlight -> listeners.apply(q, inFlight), observed));
+                    inFlight -> listeners.apply(q, inFlight), observed(q)));
         }
 
         private static com.rabbitmq.client.ConnectionFactory rabbitFactory(ConnectionFactory factory) {
