@@ -142,4 +142,38 @@ class OnceObservationTest {
         assertThat(recorder.stopped).extracting(c -> c.getLowCardinalityKeyValue("once.dead_letter.reason").getValue())
                 .containsExactly("none", "none", "conflict", "crash-loop");
     }
+
+    @Test
+    void aGlobalConventionRegisteredOnTheRegistryReplacesOnces() {
+        ObservationRegistry registry = ObservationRegistry.create();
+        Recorder recorder = new Recorder();
+        registry.observationConfig().observationHandler(recorder)
+                .observationConvention(new RenamedClaims());
+        try (Idempotency once = Idempotency.builder(InMemoryIdempotencyStore.builder().build())
+                .observationRegistry(registry).build()) {
+            once.execute(IdempotencyKey.of("orders", "o-1"), new byte[0], ResultCodec.utf8(), ctx -> "done");
+        }
+        assertThat(recorder.stopped).extracting(Observation.Context::getName)
+                .containsExactly("orders.claim", "once.complete");
+        assertThat(recorder.stopped.get(0).getLowCardinalityKeyValue("team").getValue()).isEqualTo("payments");
+        assertThat(recorder.stopped.get(0).getLowCardinalityKeyValue("once.namespace").getValue()).isEqualTo("orders");
+    }
+
+    /** A user's convention: claims renamed and tagged with a team, the rest of Once's tags kept. */
+    static final class RenamedClaims extends OnceObservation.DefaultConvention
+            implements io.micrometer.observation.GlobalObservationConvention<Observation.Context> {
+        RenamedClaims() {
+            super(OnceObservation.CLAIM);
+        }
+
+        @Override
+        public String getName() {
+            return "orders.claim";
+        }
+
+        @Override
+        public io.micrometer.common.KeyValues getLowCardinalityKeyValues(Observation.Context context) {
+            return super.getLowCardinalityKeyValues(context).and("team", "payments");
+        }
+    }
 }
