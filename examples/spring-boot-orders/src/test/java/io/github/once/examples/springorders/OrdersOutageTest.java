@@ -5,6 +5,9 @@ import io.github.once.testkit.FaultProxy;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
@@ -17,7 +20,9 @@ import org.springframework.amqp.rabbit.core.RabbitTemplate;
 import org.springframework.amqp.rabbit.listener.RabbitListenerEndpointRegistry;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.core.io.ClassPathResource;
 import org.springframework.jdbc.core.JdbcTemplate;
+import org.springframework.jdbc.datasource.init.ScriptUtils;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
 
@@ -27,8 +32,8 @@ import static org.awaitility.Awaitility.await;
 /**
  * The application started while PostgreSQL and RabbitMQ are both down (each behind a proxy that refuses every
  * connection), with its shipped properties but for the queue, the payment service, short waits, and
- * {@code spring.sql.init.mode=never}: the schema script needs the database at start, so it is for a first run
- * (the table exists here). It starts, its listener takes nothing; RabbitMQ comes back and the orders are sent,
+ * {@code spring.sql.init.mode=never}: the schema script needs the database at start, so this test runs it itself
+ * first, as a first run with the database up would have. It starts, its listener takes nothing; RabbitMQ comes back and the orders are sent,
  * still nothing is stored; PostgreSQL comes back and each order, sent twice, is paid and stored once.
  */
 @SpringBootTest(properties = {"once.lease=2s", "once.retry.backoff=100ms,200ms", "spring.sql.init.mode=never",
@@ -41,7 +46,10 @@ class OrdersOutageTest {
     static final List<String> ORDER_IDS = new ArrayList<>();
 
     @DynamicPropertySource
-    static void services(DynamicPropertyRegistry r) {
+    static void services(DynamicPropertyRegistry r) throws SQLException {
+        try (Connection c = DriverManager.getConnection("jdbc:postgresql://127.0.0.1:5432/test", "postgres", "")) {
+            ScriptUtils.executeSqlScript(c, new ClassPathResource("schema.sql"));
+        }
         DATABASE.block();
         BROKER.block();
         r.add("orders.queue", () -> QUEUE);
