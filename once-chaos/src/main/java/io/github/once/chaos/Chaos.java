@@ -39,7 +39,7 @@ public final class Chaos {
         }
         long seed = args.getLong("seed", new SecureRandom().nextInt(1_000_000));
         List<Mode> modes = new ArrayList<>();
-        for (String m : args.get("modes", "jdbc-tx,redis,memory").split(",")) {
+        for (String m : args.get("modes", "jdbc-tx,tiered,redis,memory").split(",")) {
             modes.add(Mode.of(m.trim()));
         }
         boolean unsafe = args.flag("unsafe-ack-first");

@@ -9,11 +9,11 @@ enum FaultKind {
     CONNECTIONS_CLOSED("connections closed (rabbitmqctl)", EnumSet.allOf(Mode.class), 2000),
     BROKER_RESTART("broker stop_app/start_app", EnumSet.allOf(Mode.class), 5000),
     LEADER_KILL("quorum leader's node SIGKILL + restart", EnumSet.allOf(Mode.class), 12_000),
-    REDIS_KILL("Redis SIGKILL + restart", EnumSet.of(Mode.REDIS), 1000),
-    REDIS_DATA_LOSS("Redis restart with its data lost", EnumSet.of(Mode.REDIS), 1000),
-    PG_TERMINATE("PostgreSQL backends terminated", EnumSet.of(Mode.JDBC_TX), 500),
-    PG_RESTART("PostgreSQL crash + restart", EnumSet.of(Mode.JDBC_TX), 1500),
-    STORE_STALL("store stalled (TCP proxy)", EnumSet.of(Mode.REDIS, Mode.JDBC_TX), 0);
+    REDIS_KILL("Redis SIGKILL + restart", EnumSet.of(Mode.REDIS, Mode.TIERED), 1000),
+    REDIS_DATA_LOSS("Redis restart with its data lost", EnumSet.of(Mode.REDIS, Mode.TIERED), 1000),
+    PG_TERMINATE("PostgreSQL backends terminated", EnumSet.of(Mode.JDBC_TX, Mode.TIERED), 500),
+    PG_RESTART("PostgreSQL crash + restart", EnumSet.of(Mode.JDBC_TX, Mode.TIERED), 1500),
+    STORE_STALL("store stalled (TCP proxy)", EnumSet.of(Mode.REDIS, Mode.JDBC_TX, Mode.TIERED), 0);
 
     private final String label;
     private final Set<Mode> modes;

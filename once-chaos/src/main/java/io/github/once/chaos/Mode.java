@@ -6,6 +6,11 @@ import java.util.Arrays;
 enum Mode {
     /** PostgreSQL, the effect a row written in the handler's transaction: no allowance at all. */
     JDBC_TX("jdbc-tx", "none"),
+    /**
+     * Redis in front of PostgreSQL (the tiered store), transactional: the store of record holds every claim, so no
+     * fault of the front (killed, restarted empty, stalled) or of PostgreSQL may repeat an effect.
+     */
+    TIERED("tiered", "none"),
     /** Redis: a repeat only from the documented crash window or from Redis losing its data, each explained. */
     REDIS("redis", "crash window or data loss, each explained"),
     /** One in-memory store per process: repeats across processes are expected and only counted. */
@@ -19,6 +24,11 @@ enum Mode {
         this.allowance = allowance;
     }
 
+    /** Whether the effect is written on the record's transaction, in the run's private PostgreSQL. */
+    boolean transactional() {
+        return this == JDBC_TX || this == TIERED;
+    }
+
     String label() {
         return label;
     }
@@ -29,6 +39,6 @@ enum Mode {
 
     static Mode of(String label) {
         return Arrays.stream(values()).filter(m -> m.label.equals(label)).findFirst()
-                .orElseThrow(() -> new IllegalArgumentException("no mode '" + label + "'; use jdbc-tx, redis or memory"));
+                .orElseThrow(() -> new IllegalArgumentException("no mode '" + label + "'; use jdbc-tx, tiered, redis or memory"));
     }
 }

@@ -52,7 +52,7 @@ final class ModeRun {
 
     Result run() throws Exception {
         long started = System.currentTimeMillis();
-        String effectsUrl = mode == Mode.JDBC_TX ? services.postgres().directUrl() : Services.SHARED_POSTGRES;
+        String effectsUrl = mode.transactional() ? services.postgres().directUrl() : Services.SHARED_POSTGRES;
         try (HikariDataSource ledger = Pools.postgres(effectsUrl, "ledger", 2);
              Connection amqp = Amqp.connect(services.cluster().addresses(), "once-chaos-harness", 60_000, false)) {
             prepare(ledger, amqp);
@@ -68,7 +68,7 @@ final class ModeRun {
         try (java.sql.Connection c = ledger.getConnection()) {
             EffectLedger.create(c, table);
         }
-        if (mode != Mode.JDBC_TX) { // in the machine's PostgreSQL, which outlives the run
+        if (!mode.transactional()) { // in the machine's PostgreSQL, which outlives the run
             services.onTeardown("drop " + table, () -> {
                 try (java.sql.Connection c = java.sql.DriverManager.getConnection(Services.SHARED_POSTGRES,
                         "postgres", "")) {
@@ -76,7 +76,7 @@ final class ModeRun {
                 }
             });
         }
-        if (mode == Mode.JDBC_TX) {
+        if (mode.transactional()) {
             OnceWiring.createRecordTable(ledger);
         }
         try (Channel ch = amqp.createChannel()) {
@@ -145,10 +145,10 @@ final class ModeRun {
                 "--effects-url", effectsUrl, "--effects-table", table,
                 "--lease-ms", Long.toString(settings.leaseMillis()),
                 "--handler-ms", Long.toString(settings.handlerMillis())));
-        if (mode == Mode.REDIS) {
+        if (mode == Mode.REDIS || mode == Mode.TIERED) {
             cmd.addAll(List.of("--redis", services.redisUriViaProxy()));
         }
-        if (mode == Mode.JDBC_TX) {
+        if (mode.transactional()) {
             cmd.addAll(List.of("--jdbc", services.postgresUrlViaProxy()));
         }
         if (settings.unsafeAckFirst()) {

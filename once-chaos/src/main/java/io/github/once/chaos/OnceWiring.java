@@ -15,6 +15,7 @@ import io.github.once.rabbitmq.OutboundMessage;
 import io.github.once.rabbitmq.RetryPolicy;
 import io.github.once.rabbitmq.Topology;
 import io.github.once.redis.RedisIdempotencyStore;
+import io.github.once.tiered.TieredIdempotencyStore;
 
 import java.io.IOException;
 import java.time.Duration;
@@ -62,6 +63,21 @@ final class OnceWiring {
                 .queryTimeout(STORE_TIMEOUT)
                 .build();
         return Idempotency.builder(store).transactional().config(config(lease)).build();
+    }
+
+    /**
+     * The tiered store, Redis in front of the JDBC store of record, in transactional mode: the effect is written
+     * on {@code context.resource(java.sql.Connection.class)}. The front builds while Redis is down.
+     */
+    static Idempotency tiered(String redisUri, DataSource dataSource, Duration lease) {
+        RedisIdempotencyStore front = RedisIdempotencyStore.builder().uri(redisUri).timeout(STORE_TIMEOUT).build();
+        JdbcIdempotencyStore records = JdbcIdempotencyStore.builder(dataSource)
+                .dialect(JdbcDialect.POSTGRESQL)
+                .tableName(RECORD_TABLE)
+                .queryTimeout(STORE_TIMEOUT)
+                .build();
+        return Idempotency.builder(TieredIdempotencyStore.builder(front, records).build()).transactional()
+                .config(config(lease)).build();
     }
 
     static void createRecordTable(DataSource dataSource) {

@@ -45,13 +45,13 @@ public final class Worker {
         Connection connection = Amqp.connect(Amqp.parse(args.get("amqp")), "once-chaos-" + worker, 120_000);
         boolean unsafe = args.flag("unsafe-ack-first");
         // Effects in autocommit (the transactional mode writes its own on the handler's transaction).
-        HikariDataSource effects = mode != Mode.JDBC_TX || unsafe
+        HikariDataSource effects = !mode.transactional() || unsafe
                 ? Pools.postgres(args.get("effects-url"), "effects", 4) : null;
 
         if (unsafe) {
             consumeAckingFirst(connection, queue, effects, table, worker, handlerMillis);
         } else {
-            HikariDataSource storeDb = mode == Mode.JDBC_TX ? Pools.postgres(args.get("jdbc"), "store", 4) : null;
+            HikariDataSource storeDb = mode.transactional() ? Pools.postgres(args.get("jdbc"), "store", 4) : null;
             Idempotency executor = executor(mode, args, storeDb, lease);
             MessageHandler handler = (delivery, ctx) -> {
                 String id = ctx.key().id();
@@ -59,7 +59,7 @@ public final class Worker {
                     Runtime.getRuntime().halt(1);
                 }
                 pause(handlerMillis);
-                if (mode == Mode.JDBC_TX) {
+                if (mode.transactional()) {
                     EffectLedger.record(ctx.resource(java.sql.Connection.class), table, id, worker, ctx.fencingToken());
                 } else {
                     try (java.sql.Connection c = effects.getConnection()) {
@@ -84,6 +84,8 @@ public final class Worker {
                 return OnceWiring.jdbcTransactional(storeDb, lease);
             case MEMORY:
                 return OnceWiring.memory(lease);
+            case TIERED:
+                return OnceWiring.tiered(args.get("redis"), storeDb, lease);
             default:
                 // A worker restarted while Redis is down waits for it, as a deployment would.
                 long deadline = System.nanoTime() + 120_000_000_000L;

@@ -68,6 +68,18 @@ class CheckerTest {
     }
 
     @Test
+    void tieredModeAllowsNoRepeatEvenWhenItsRedisFrontLostItsData() {
+        Checker.Verdict wiped = checker.check(Mode.TIERED, Set.of("m0"), 1,
+                List.of(effect("m0", "w1.1", 1000), effect("m0", "w2.1", 60_000)), Map.of(),
+                List.of(fault(FaultKind.REDIS_DATA_LOSS, 30_000, 30_500, "redis")));
+        Checker.Verdict killed = repeatedOnce(Mode.TIERED, fault(FaultKind.REDIS_KILL, 1002, 1002, "redis"));
+
+        assertThat(wiped.passed()).isFalse();
+        assertThat(wiped.unexplained()).hasSize(1);
+        assertThat(killed.passed()).isFalse();
+    }
+
+    @Test
     void redisRepeatAfterTheKillOfTheProcessThatMadeTheEffectIsTheCrashWindow() {
         Checker.Verdict v = repeatedOnce(Mode.REDIS, fault(FaultKind.CONSUMER_KILL, 1002, 1002, "w1.1"));
 

@@ -28,6 +28,10 @@ class FaultPlanTest {
         assertThat(jdbc.faults()).extracting(FaultPlan.Fault::kind)
                 .doesNotContain(FaultKind.REDIS_KILL, FaultKind.REDIS_DATA_LOSS)
                 .filteredOn(k -> k == FaultKind.PG_RESTART).hasSize(2);
+        // The tiered store: its Redis front's faults and its PostgreSQL's, every one of them.
+        assertThat(FaultPlan.draw(7, Mode.TIERED, SOME, 3, 3).faults()).extracting(FaultPlan.Fault::kind)
+                .contains(FaultKind.REDIS_KILL, FaultKind.REDIS_DATA_LOSS, FaultKind.PG_TERMINATE, FaultKind.PG_RESTART,
+                        FaultKind.STORE_STALL, FaultKind.CONSUMER_KILL);
     }
 
     @Test
