@@ -87,8 +87,9 @@ final class OnceWiring {
 
     static OnceConsumer consumer(Connection connection, String queue, Idempotency executor, int prefetch,
                                  MessageHandler handler) {
+        // The keys' namespace is the run's queue: the modes that share the private PostgreSQL's record table
+        // (jdbc-tx and tiered) must not see each other's records of the same message ids.
         return OnceConsumer.builder(connection, queue, executor)
-                .namespace("chaos")
                 .prefetch(prefetch)
                 .retry(RETRY)
                 .topology(Topology.none())
