@@ -12,8 +12,6 @@ import java.util.List;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import org.junit.jupiter.api.AfterEach;
@@ -124,15 +122,13 @@ class ConsumerEdgeCasesTest {
             }
         };
         RecordingListener listenerA = new RecordingListener();
-        CountDownLatch entered = new CountDownLatch(1);
-        CountDownLatch release = new CountDownLatch(1);
+        HandlerGate gate = new HandlerGate();
         AtomicInteger callsA = new AtomicInteger();
         Idempotency executorA = (Idempotency) variant.executor(Duration.ofSeconds(1));
         OnceConsumer a = rabbit.track(OnceConsumer.builder(rabbit.connect(), rabbit.queue, executorA)
                 .handler((d, ctx) -> {
                     if (callsA.incrementAndGet() == 1) {
-                        entered.countDown();
-                        assertThat(release.await(15, TimeUnit.SECONDS)).isTrue();
+                        gate.hold();
                         // A pause longer than the lease (a GC stall): meanwhile B took the key over.
                     }
                     fencedEffect.handle(d, ctx);
@@ -140,7 +136,7 @@ class ConsumerEdgeCasesTest {
                 .listener(listenerA).retry(ConsumerScenariosContract.FAST).prefetch(1)
                 .topology(Topology.declareAll(Topology.QueueType.CLASSIC)).build().start());
         publisher().publish(message(rabbit.queue, "stall-1"));
-        assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue();
+        gate.awaitEntered();
         executorA.close(); // A stops renewing, as a stalled process would
 
         // The producer re-sends; B gets the copy and takes the key over once A's lease lapses.
@@ -151,7 +147,7 @@ class ConsumerEdgeCasesTest {
         publisher().publish(message(rabbit.queue, "stall-1"));
         await().atMost(Duration.ofSeconds(10)).until(() -> listenerB.count(ConsumerAction.PROCESSED) == 1);
 
-        release.countDown();
+        gate.release();
         // A's completion is refused (LeaseLost): its copy goes to a delay queue, and comes back as a duplicate.
         await().atMost(Duration.ofSeconds(10)).until(() -> listenerA.count(ConsumerAction.RETRIED_LEASE_LOST) == 1);
         await().atMost(Duration.ofSeconds(10)).until(() ->
@@ -160,6 +156,7 @@ class ConsumerEdgeCasesTest {
         assertThat(listenerA.count(ConsumerAction.PROCESSED)).isZero();
         await().atMost(Duration.ofSeconds(10)).until(() -> a.inFlight() == 0 && b.inFlight() == 0
                 && rabbit.messageCount(rabbit.queue) == 0);
+        gate.assertNoWaitRanOut();
     }
 
     @Test

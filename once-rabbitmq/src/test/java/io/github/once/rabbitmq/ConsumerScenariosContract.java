@@ -16,8 +16,6 @@ import java.util.ArrayList;
 import java.util.List;
 import java.util.Random;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.concurrent.CountDownLatch;
-import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.function.UnaryOperator;
@@ -185,24 +183,22 @@ abstract class ConsumerScenariosContract {
     void secondConsumerGetsTheMessageWhileTheFirstStillWorks() throws Exception {
         RecordingListener listenerA = new RecordingListener();
         RecordingListener listenerB = new RecordingListener();
-        CountDownLatch entered = new CountDownLatch(1);
-        CountDownLatch release = new CountDownLatch(1);
+        HandlerGate gate = new HandlerGate();
         AtomicInteger calls = new AtomicInteger();
         OnceConsumer a = start(rabbit.connect(), (d, ctx) -> {
             if (calls.incrementAndGet() == 1) {
-                entered.countDown();
-                assertThat(release.await(15, TimeUnit.SECONDS)).isTrue();
+                gate.hold();
             }
             variant.effect(ctx.key().id(), ctx);
         }, listenerA);
         publisher(rabbit.connect()).publish(message(rabbit.queue, "failover-1", "deduct stock"));
-        assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue();
+        gate.awaitEntered();
 
         OnceConsumer b = start(rabbit.connect(), effect(), listenerB);
         // A's node "fails over": its unacked delivery goes back to the queue while A still works.
         a.workers().get(0).channel().close();
         await().atMost(Duration.ofSeconds(10)).until(() -> listenerB.count(ConsumerAction.RETRIED_BUSY) >= 1);
-        release.countDown();
+        gate.release();
 
         await().atMost(Duration.ofSeconds(10)).until(() ->
                 listenerA.count(ConsumerAction.DUPLICATE) + listenerB.count(ConsumerAction.DUPLICATE) >= 1);
@@ -210,6 +206,7 @@ abstract class ConsumerScenariosContract {
         await().atMost(Duration.ofSeconds(10)).until(() -> listenerA.count(ConsumerAction.ABANDONED) == 1);
         assertThat(listenerB.count(ConsumerAction.PROCESSED) + listenerA.count(ConsumerAction.PROCESSED)).isZero();
         awaitQuiet(a, b);
+        gate.assertNoWaitRanOut();
     }
 
     // ---- traps
@@ -218,21 +215,19 @@ abstract class ConsumerScenariosContract {
     void consumerKilledMidHandlerIsTakenOverOnce() throws Exception {
         RecordingListener listenerA = new RecordingListener();
         RecordingListener listenerB = new RecordingListener();
-        CountDownLatch entered = new CountDownLatch(1);
-        CountDownLatch release = new CountDownLatch(1);
+        HandlerGate gate = new HandlerGate();
         AtomicBoolean killed = new AtomicBoolean();
         Connection connA = rabbit.connect();
         Idempotency executorA = executor();
         OnceConsumer a = start(connA, executorA, (d, ctx) -> {
-            entered.countDown();
-            release.await(15, TimeUnit.SECONDS);
+            gate.hold();
             if (killed.get()) {
                 throw new IllegalStateException("this process is dead");
             }
             variant.effect(ctx.key().id(), ctx);
         }, listenerA, b -> b);
         publisher(rabbit.connect()).publish(message(rabbit.queue, "kill-1", "pay"));
-        assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue();
+        gate.awaitEntered();
 
         killed.set(true);
         variant.kill(executorA);
@@ -243,10 +238,11 @@ abstract class ConsumerScenariosContract {
             awaitQuiet(b);
             assertThat(variant.effects("kill-1")).isEqualTo(1);
         } finally {
-            release.countDown();
+            gate.release();
         }
         a.close();
         assertThat(variant.effects("kill-1")).isEqualTo(1);
+        gate.assertNoWaitRanOut();
     }
 
     @Test
@@ -381,35 +377,32 @@ abstract class ConsumerScenariosContract {
     @Test
     void closeFinishesWorkInHandAndAcksIt() throws Exception {
         RecordingListener listener = new RecordingListener();
-        CountDownLatch entered = new CountDownLatch(1);
-        CountDownLatch release = new CountDownLatch(1);
+        HandlerGate gate = new HandlerGate();
         OnceConsumer consumer = start(rabbit.connect(), (d, ctx) -> {
-            entered.countDown();
-            assertThat(release.await(10, TimeUnit.SECONDS)).isTrue();
+            gate.hold();
             variant.effect(ctx.key().id(), ctx);
         }, listener);
         publisher(rabbit.connect()).publish(message(rabbit.queue, "close-1", "work"));
-        assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue();
+        gate.awaitEntered();
 
         Thread closer = new Thread(consumer::close);
         closer.start();
-        release.countDown();
+        gate.release();
         closer.join(10_000);
         assertThat(closer.isAlive()).isFalse();
         assertThat(listener.count(ConsumerAction.PROCESSED)).isEqualTo(1);
         assertThat(variant.effects("close-1")).isEqualTo(1);
         assertThat(rabbit.messageCount(rabbit.queue)).isZero();
+        gate.assertNoWaitRanOut();
     }
 
     @Test
     void lostConnectionRecoversAndResumesWithoutStaleAcks() throws Exception {
         RecordingListener listener = new RecordingListener();
-        CountDownLatch entered = new CountDownLatch(1);
-        CountDownLatch release = new CountDownLatch(1);
+        HandlerGate gate = new HandlerGate();
         MessageHandler handler = (d, ctx) -> {
-            if (ctx.key().id().equals("rec-50") && entered.getCount() > 0) {
-                entered.countDown();
-                assertThat(release.await(15, TimeUnit.SECONDS)).isTrue();
+            if (ctx.key().id().equals("rec-50") && !gate.entered()) {
+                gate.hold();
             }
             variant.effect(ctx.key().id(), ctx);
         };
@@ -433,11 +426,11 @@ abstract class ConsumerScenariosContract {
                 batch.add(message(rabbit.queue, "rec-" + i, "n" + i));
             }
             publisher.publishAll(batch);
-            assertThat(entered.await(10, TimeUnit.SECONDS)).isTrue();
+            gate.awaitEntered();
             // The connection dies while deliveries are in hand (one in its handler); the client recovers it.
             proxy.cut();
             await().atMost(Duration.ofSeconds(10)).until(() -> viaProxy.isOpen() && consumers() == 1);
-            release.countDown();
+            gate.release();
 
             await().atMost(Duration.ofSeconds(30)).until(() -> variant.distinctEffects() == 300);
             awaitQuiet(consumer);
@@ -449,6 +442,7 @@ abstract class ConsumerScenariosContract {
             assertThat(listener.count(ConsumerAction.ABANDONED)).isPositive();
             assertThat(listener.count(ConsumerAction.DUPLICATE)).isPositive();
             assertThat(consumers()).isEqualTo(1);
+            gate.assertNoWaitRanOut();
         }
     }
 
