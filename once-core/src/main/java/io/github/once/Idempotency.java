@@ -54,7 +54,7 @@ public final class Idempotency implements AutoCloseable {
     private final TaskSteps steps;
     private final UnitRunner runner;
     /** Null without observations: then no Micrometer class is ever loaded. */
-    final ObservationRegistry observationRegistry;
+    final StoreCallObservations observations;
 
     private Idempotency(Builder b) {
         this.store = b.store;
@@ -64,9 +64,10 @@ public final class Idempotency implements AutoCloseable {
         this.listener = new SafeListener(b.listeners);
         this.ownsRenewals = b.renewals == null;
         this.renewals = ownsRenewals ? newRenewalScheduler() : b.renewals;
-        this.observationRegistry = b.observationRegistry;
-        CallObserver observer = observationRegistry == null ? CallObserver.NONE : new StoreCallObservations(
-                observationRegistry, OnceObservation.storeKind(store), transactional() ? "transactional" : "default");
+        // Tasks that run in a scope of their own (a transaction) rather than one store call per step.
+        this.observations = b.observationRegistry == null ? null : new StoreCallObservations(b.observationRegistry,
+                OnceObservation.storeKind(store), scope instanceof StoreCallScope ? "default" : "transactional");
+        CallObserver observer = observations == null ? CallObserver.NONE : observations;
         this.steps = new TaskSteps(config, store, new StoreCalls(listener, observer), renewals);
         this.runner = new UnitRunner(steps);
     }
@@ -88,12 +89,7 @@ public final class Idempotency implements AutoCloseable {
      * the Spring advice then observe each delivery too.
      */
     public boolean observed() {
-        return observationRegistry != null;
-    }
-
-    /** Whether tasks run in a scope of their own (transactional mode) rather than one store call per step. */
-    boolean transactional() {
-        return !(scope instanceof StoreCallScope);
+        return observations != null;
     }
 
     /**

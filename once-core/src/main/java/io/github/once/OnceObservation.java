@@ -199,7 +199,8 @@ public enum OnceObservation implements ObservationDocumentation {
      */
     public static Observation startProcess(Idempotency executor, Map<String, Object> headers, String queue,
                                            IdempotencyKey key, String namespace, int attempt) {
-        ObservationRegistry registry = executor.observationRegistry;
+        StoreCallObservations observed = executor.observations;
+        ObservationRegistry registry = observed.registry;
         Observation.Context context;
         if (registry.getCurrentObservation() != null) {
             context = new Observation.Context();
@@ -213,8 +214,8 @@ public enum OnceObservation implements ObservationDocumentation {
         }
         context.put(Key.QUEUE, queue);
         context.put(Key.NAMESPACE, key != null ? key.namespace() : namespace);
-        context.put(Key.STORE, storeKind(executor.store()));
-        context.put(Key.MODE, executor.transactional() ? "transactional" : "default");
+        context.put(Key.STORE, observed.store);
+        context.put(Key.MODE, observed.mode);
         if (key != null) {
             context.put(Key.KEY, key.id());
         }
@@ -224,13 +225,14 @@ public enum OnceObservation implements ObservationDocumentation {
 
     /**
      * Records on a delivery's {@code once.process} observation what became of it, with its event, and stops it.
-     * {@code outcome} is the consumer's action (its name), {@code reason} a dead letter's reason code or null.
+     * {@code outcome} is the consumer's action (its name). A dead letter's reason code is the context's
+     * {@link Key#REASON}, put there when the copy was sent.
      */
-    public static void stopProcess(Observation process, String outcome, String reason, Throwable error) {
+    public static void stopProcess(Observation process, String outcome) {
         String value = outcome.toLowerCase(Locale.ROOT).replace('_', '-');
         process.getContext().put(Key.OUTCOME, value);
+        Object reason = process.getContext().get(Key.REASON);
         if (reason != null) {
-            process.getContext().put(Key.REASON, reason);
             process.event(Event.DEAD_LETTER);
             if (reason.equals("conflict")) {
                 process.event(Event.CONFLICT);
@@ -246,9 +248,6 @@ public enum OnceObservation implements ObservationDocumentation {
         }
         if (value.startsWith("retried-")) {
             process.event(Event.RETRY);
-        }
-        if (error != null) {
-            process.error(error);
         }
         process.stop();
     }

@@ -6,11 +6,14 @@ import io.micrometer.observation.ObservationRegistry;
 
 import java.util.function.Supplier;
 
-/** The executor's {@code once.claim} and {@code once.complete} observations, children of the one open on the thread. */
+/**
+ * The executor's {@code once.claim} and {@code once.complete} observations, children of the one open on the thread;
+ * its registry, store kind and mode also tag each delivery's {@code once.process}.
+ */
 final class StoreCallObservations implements CallObserver {
-    private final ObservationRegistry registry;
-    private final String store;
-    private final String mode;
+    final ObservationRegistry registry;
+    final String store;
+    final String mode;
 
     StoreCallObservations(ObservationRegistry registry, String store, String mode) {
         this.registry = registry;

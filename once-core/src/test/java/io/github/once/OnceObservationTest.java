@@ -133,8 +133,14 @@ class OnceObservationTest {
         verdicts.put("DEAD_LETTERED ", "crash-loop");
         try (Idempotency once = Idempotency.builder(InMemoryIdempotencyStore.builder().build())
                 .observationRegistry(registry).build()) {
-            verdicts.forEach((action, reason) -> OnceObservation.stopProcess(OnceObservation.startProcess(once,
-                    Map.of(), "orders", IdempotencyKey.of("orders", "o-1"), null, 1), action.strip(), reason, null));
+            verdicts.forEach((action, reason) -> {
+                Observation process = OnceObservation.startProcess(once, Map.of(), "orders",
+                        IdempotencyKey.of("orders", "o-1"), null, 1);
+                if (reason != null) {
+                    process.getContext().put(OnceObservation.Key.REASON, reason); // as a dead letter's copy puts it
+                }
+                OnceObservation.stopProcess(process, action.strip());
+            });
         }
         assertThat(events).containsExactly("duplicate:once.duplicate", "retried-busy:once.busy",
                 "retried-busy:once.retry", "dead-lettered:once.dead_letter", "dead-lettered:once.conflict",

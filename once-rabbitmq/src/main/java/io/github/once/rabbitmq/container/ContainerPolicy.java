@@ -114,66 +114,63 @@ public final class ContainerPolicy {
     public static final class Observations implements ConsumerListener {
         private final Idempotency executor;
         private final String queue;
-        private final Map<Delivery, Process> open = new ConcurrentHashMap<>();
+        private final Map<Delivery, Observation> open = new ConcurrentHashMap<>();
 
         private Observations(Idempotency executor, String queue) {
             this.executor = executor;
             this.queue = queue;
         }
 
-        private record Process(Observation observation, String[] reason) {
-        }
-
         /** Starts the delivery's observation; {@code key} null for a delivery without one. */
         public void start(Delivery delivery, IdempotencyKey key, String namespace, int attempt) {
-            open.put(delivery, new Process(OnceObservation.startProcess(executor, delivery.getProperties().getHeaders(),
-                    queue, key, namespace, attempt), new String[1]));
+            open.put(delivery, OnceObservation.startProcess(executor, delivery.getProperties().getHeaders(), queue, key,
+                    namespace, attempt));
         }
 
         /** Runs the executor's {@code call} inside the delivery's observation, so the store calls are its children. */
         public <T> T within(Delivery delivery, Supplier<T> call) {
-            Process p = open.get(delivery);
-            if (p == null) {
+            Observation process = open.get(delivery);
+            if (process == null) {
                 return call.get();
             }
-            try (Observation.Scope scope = p.observation().openScope()) {
+            try (Observation.Scope scope = process.openScope()) {
                 return call.get();
             }
         }
 
         /** The delivery's handler, run in its {@code once.handle} observation. */
         public <T> Handler<T> handler(Delivery delivery, IdempotencyKey key, Handler<T> handler) {
-            Process p = open.get(delivery);
-            return p == null ? handler : ctx -> OnceObservation.handle(p.observation(), key, () -> handler.handle(ctx));
+            Observation process = open.get(delivery);
+            return process == null ? handler : ctx -> OnceObservation.handle(process, key, () -> handler.handle(ctx));
         }
 
         /** A move whose copy carries the delivery's trace context, so its next attempt or dead letter continues it. */
         public Disposition traced(Delivery delivery, Disposition action) {
-            Process p = open.get(delivery);
-            if (p == null || !(action instanceof Disposition.Move move)) {
+            Observation process = open.get(delivery);
+            if (process == null || !(action instanceof Disposition.Move move)) {
                 return action;
             }
             AMQP.BasicProperties props = move.properties();
             String kind = move instanceof Disposition.DeadLetter ? "dead-letter" : "retry";
             return move.withProperties(props.builder().headers(OnceObservation.inject(
-                    p.observation().getObservationRegistry(), p.observation(), kind, move.queue(), props.getHeaders()))
+                    process.getObservationRegistry(), process, kind, move.queue(), props.getHeaders()))
                     .build());
         }
 
         @Override
         public void onDeadLetter(Delivery delivery, IdempotencyKey key, DeadLetterReason reason, Throwable cause,
                                  String detail) {
-            Process p = open.get(delivery);
-            if (p != null) {
-                p.reason()[0] = reason.code();
+            Observation process = open.get(delivery);
+            if (process != null) {
+                process.getContext().put(OnceObservation.Key.REASON, reason.code());
             }
         }
 
         @Override
         public void onAction(Delivery delivery, IdempotencyKey key, ConsumerAction action) {
-            Process p = open.remove(delivery);
-            if (p != null) {
-                OnceObservation.stopProcess(p.observation(), action.name(), p.reason()[0], null);
+            Observation process = open.remove(delivery);
+            if (process != null) {
+                OnceObservation.stopProcess(process, action.name());
             }
         }
     }

@@ -404,12 +404,12 @@ public final class OnceAdvice implements MethodInterceptor, AutoCloseable {
                 String namespace = namespace(q, config);
                 Idempotency.Builder executor = Idempotency.builder(records).config(idempotency).listener(executorLog)
                         .listener(executorListeners.apply(namespace));
+                if (transactions != null) {
+                    // Spring's transactions run each task in a joining scope; the executor's own says the mode.
+                    executor.transactional();
+                }
                 if (observations != null) {
                     executor.observationRegistry(observations);
-                    if (transactions != null) {
-                        // Spring's transactions run each task in a scope of their own; this one names the mode.
-                        executor.transactional();
-                    }
                 }
                 return executor.build();
             });
