@@ -253,42 +253,38 @@ public enum OnceObservation implements ObservationDocumentation {
     }
 
     /**
-     * Runs {@code handler} in a {@code once.handle} observation, child of {@code process}, open on this thread so
-     * that the handler's own observations are its children.
+     * {@code handler}, run in a {@code once.handle} observation, child of {@code process}, open on the handler's
+     * thread so that the handler's own observations are its children.
      */
-    public static <T, E extends Throwable> T handle(Observation process, IdempotencyKey key, Call<T, E> handler)
-            throws E {
-        Observation.Context context = new Observation.Context();
-        context.put(Key.NAMESPACE, key.namespace());
-        context.put(Key.KEY, key.id());
-        ObservationRegistry registry = process.getObservationRegistry();
-        Observation handle = observation(HANDLE, context, registry).parentObservation(process).start();
-        try (Observation.Scope scope = handle.openScope()) {
-            T result = handler.call();
-            context.put(Key.OUTCOME, "success");
-            return result;
-        } catch (Throwable t) {
-            context.put(Key.OUTCOME, "failure");
-            handle.error(t);
-            throw t;
-        } finally {
-            handle.stop();
-        }
-    }
-
-    /** A call that may throw what its caller may. */
-    @FunctionalInterface
-    public interface Call<T, E extends Throwable> {
-        T call() throws E;
+    public static <T> Handler<T> handled(Observation process, IdempotencyKey key, Handler<T> handler) {
+        return ctx -> {
+            Observation.Context context = new Observation.Context();
+            context.put(Key.NAMESPACE, key.namespace());
+            context.put(Key.KEY, key.id());
+            Observation handle = observation(HANDLE, context, process.getObservationRegistry())
+                    .parentObservation(process).start();
+            try (Observation.Scope scope = handle.openScope()) {
+                T result = handler.handle(ctx);
+                context.put(Key.OUTCOME, "success");
+                return result;
+            } catch (Throwable t) {
+                context.put(Key.OUTCOME, "failure");
+                handle.error(t);
+                throw t;
+            } finally {
+                handle.stop();
+            }
+        };
     }
 
     /**
-     * Headers for a message sent in the trace of {@code parent} (or of the observation open on this thread when
-     * null): a copy of {@code headers} with the trace context put in by the registry's propagating handler, through
-     * a {@code once.publish} observation of {@code kind} to {@code destination}.
+     * Headers for a message sent in the trace of {@code parent}: a copy of {@code headers} with the trace context
+     * put in by the registry's propagating handler, through a {@code once.publish} observation of {@code kind} to
+     * {@code destination}.
      */
-    public static Map<String, Object> inject(ObservationRegistry registry, Observation parent, String kind,
-                                             String destination, Map<String, Object> headers) {
+    public static Map<String, Object> inject(Observation parent, String kind, String destination,
+                                             Map<String, Object> headers) {
+        Objects.requireNonNull(parent, "parent");
         Map<String, Object> copy = headers == null ? new HashMap<>() : new HashMap<>(headers);
         SenderContext<Map<String, Object>> context = new SenderContext<>((carrier, name, value) -> {
             if (carrier != null) {
@@ -298,13 +294,10 @@ public enum OnceObservation implements ObservationDocumentation {
         context.setCarrier(copy);
         context.put(Key.KIND, kind);
         context.put(Key.QUEUE, destination);
-        Observation publish = observation(PUBLISH, context, registry);
-        if (parent == null) {
-            publish.start().stop(); // the propagating handler writes the context at start
-            return copy;
-        }
-        // With the parent's scope open too: a sender handler that looks for the current span (not the parent
-        // observation) finds the same one, even inside a listener container's own observation.
+        Observation publish = observation(PUBLISH, context, parent.getObservationRegistry());
+        // The propagating handler writes the context at start. With the parent's scope open too: a sender handler
+        // that looks for the current span (not the parent observation) finds the same one, even inside a listener
+        // container's own observation.
         try (Observation.Scope scope = parent.openScope()) {
             publish.parentObservation(parent).start().stop();
         }

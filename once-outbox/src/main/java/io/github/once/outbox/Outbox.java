@@ -8,6 +8,7 @@ import io.github.once.outbox.internal.OutboxSchema;
 import io.github.once.outbox.internal.OutboxSql;
 import io.github.once.outbox.internal.PropertiesCodec;
 import io.github.once.rabbitmq.OutboundMessage;
+import io.micrometer.observation.Observation;
 import io.micrometer.observation.ObservationRegistry;
 
 import java.nio.charset.StandardCharsets;
@@ -176,12 +177,12 @@ public final class Outbox {
      * its headers, so the relay's publish carries it to the consumer.
      */
     private AMQP.BasicProperties traced(AMQP.BasicProperties p, OutboundMessage m) {
-        if (observations == null || observations.getCurrentObservation() == null) {
+        Observation writer = observations == null ? null : observations.getCurrentObservation();
+        if (writer == null) {
             return p;
         }
         String destination = m.exchange().isEmpty() ? m.routingKey() : m.exchange();
-        return p.builder().headers(OnceObservation.inject(observations, observations.getCurrentObservation(),
-                "outbox", destination, p.getHeaders())).build();
+        return p.builder().headers(OnceObservation.inject(writer, "outbox", destination, p.getHeaders())).build();
     }
 
     private static String shortString(String name, String value) {

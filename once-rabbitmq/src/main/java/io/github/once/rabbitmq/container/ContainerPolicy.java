@@ -141,7 +141,7 @@ public final class ContainerPolicy {
         /** The delivery's handler, run in its {@code once.handle} observation. */
         public <T> Handler<T> handler(Delivery delivery, IdempotencyKey key, Handler<T> handler) {
             Observation process = open.get(delivery);
-            return process == null ? handler : ctx -> OnceObservation.handle(process, key, () -> handler.handle(ctx));
+            return process == null ? handler : OnceObservation.handled(process, key, handler);
         }
 
         /** A move whose copy carries the delivery's trace context, so its next attempt or dead letter continues it. */
@@ -152,9 +152,8 @@ public final class ContainerPolicy {
             }
             AMQP.BasicProperties props = move.properties();
             String kind = move instanceof Disposition.DeadLetter ? "dead-letter" : "retry";
-            return move.withProperties(props.builder().headers(OnceObservation.inject(
-                    process.getObservationRegistry(), process, kind, move.queue(), props.getHeaders()))
-                    .build());
+            return move.withProperties(props.builder()
+                    .headers(OnceObservation.inject(process, kind, move.queue(), props.getHeaders())).build());
         }
 
         @Override

@@ -18,8 +18,7 @@ public final class PublishTraces {
         }
         String destination = message.exchange().isEmpty() ? message.routingKey() : message.exchange();
         return message.withProperties(message.properties().builder()
-                .headers(OnceObservation.inject(registry, current, "publish", destination,
-                        message.properties().getHeaders()))
+                .headers(OnceObservation.inject(current, "publish", destination, message.properties().getHeaders()))
                 .build());
     }
 }

@@ -113,7 +113,7 @@ abstract class TracingScenarios {
         Observation order = Observation.start("test.order", registry);
         Map<String, Object> headers;
         try (Observation.Scope scope = order.openScope()) {
-            headers = OnceObservation.inject(registry, order, "publish", QUEUE, Map.of());
+            headers = OnceObservation.inject(order, "publish", QUEUE, Map.of());
         } finally {
             order.stop();
         }
