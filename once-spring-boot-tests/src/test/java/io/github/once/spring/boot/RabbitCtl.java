@@ -8,7 +8,7 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * {@code rabbitmqctl} on the local broker, for what the client protocol cannot do: close a connection from the
- * broker's side, and count a queue's unacknowledged messages with its ready ones.
+ * broker's side, count a queue's unacknowledged messages with its ready ones, and say where a stuck queue stands.
  */
 final class RabbitCtl {
     private RabbitCtl() {
@@ -38,6 +38,33 @@ final class RabbitCtl {
             }
         }
         throw new IllegalStateException("rabbitmqctl does not list queue " + queue);
+    }
+
+    /**
+     * For a failure message: the broker's view of {@code queue} (ready, unacknowledged, consumers, and each
+     * consumer's channel and prefetch) and the stacks of the listener containers' threads.
+     */
+    static String diagnose(String queue) {
+        StringBuilder s = new StringBuilder("\nbroker: name ready unacked consumers\n");
+        try {
+            run("list_queues", "name", "messages_ready", "messages_unacknowledged", "consumers").stream()
+                    .filter(l -> l.startsWith(queue + "\t")).forEach(l -> s.append("  ").append(l).append('\n'));
+            s.append("consumers: channel tag prefetch\n");
+            run("list_consumers", "queue_name", "channel_pid", "consumer_tag", "prefetch_count").stream()
+                    .filter(l -> l.startsWith(queue + "\t")).forEach(l -> s.append("  ").append(l).append('\n'));
+        } catch (IllegalStateException e) {
+            s.append("  (").append(e.getMessage()).append(")\n");
+        }
+        s.append("threads:\n");
+        Thread.getAllStackTraces().forEach((t, stack) -> {
+            boolean listener = java.util.Arrays.stream(stack)
+                    .anyMatch(f -> f.getClassName().startsWith("org.springframework.amqp.rabbit.listener"));
+            if (listener || t.getName().startsWith("once-")) {
+                s.append("  ").append(t.getName()).append(" ").append(t.getState()).append('\n');
+                java.util.Arrays.stream(stack).limit(12).forEach(f -> s.append("    at ").append(f).append('\n'));
+            }
+        });
+        return s.toString();
     }
 
     private static List<String> run(String... args) {

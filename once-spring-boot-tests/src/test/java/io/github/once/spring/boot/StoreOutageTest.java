@@ -39,7 +39,7 @@ class StoreOutageTest extends ListenerStoreOutageContract {
             s.append("\n  ").append(id).append(": effects ").append(listeners.effects(id)).append(", claims ")
                     .append(store.claims(key)).append(", record ").append(StoreCalls.find(store, key));
         }
-        return s.toString();
+        return s.append(RabbitCtl.diagnose(queue)).toString();
     }
 
     @Test

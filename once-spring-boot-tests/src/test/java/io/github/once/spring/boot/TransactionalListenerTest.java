@@ -155,10 +155,14 @@ class TransactionalListenerTest {
         // (had the record survived, it would have been a duplicate) and left exactly one effect. The store failure
         // pauses the container first (a stop and a start), which takes seconds on a loaded machine; the wait says
         // where it stood if it runs out.
-        await().atMost(Duration.ofSeconds(45)).untilAsserted(() -> {
-            assertThat(StoreCalls.find(store, key(id))).as("the record of %s", id).isPresent();
-            assertThat(orders.calls() - before).as("listener runs").isGreaterThanOrEqualTo(2);
-        });
+        try {
+            await().atMost(Duration.ofSeconds(45)).untilAsserted(() -> {
+                assertThat(StoreCalls.find(store, key(id))).as("the record of %s", id).isPresent();
+                assertThat(orders.calls() - before).as("listener runs").isGreaterThanOrEqualTo(2);
+            });
+        } catch (org.awaitility.core.ConditionTimeoutException e) {
+            throw new AssertionError(e.getMessage() + RabbitCtl.diagnose(QUEUE), e);
+        }
         await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(5)).until(() -> effects(id) == 1);
     }
 
