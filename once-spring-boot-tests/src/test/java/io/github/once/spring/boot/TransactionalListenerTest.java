@@ -1,11 +1,18 @@
 package io.github.once.spring.boot;
 
+import ch.qos.logback.classic.Level;
+import ch.qos.logback.classic.Logger;
+import ch.qos.logback.classic.spi.ILoggingEvent;
+import ch.qos.logback.core.read.ListAppender;
+
 import io.github.once.IdempotencyKey;
+import io.github.once.rabbitmq.ProcessingLog;
 import io.github.once.spi.IdempotencyStore;
 import io.github.once.spring.rabbit.Once;
 import io.github.once.testkit.StoreCalls;
 
 import java.time.Duration;
+import java.util.List;
 import java.util.UUID;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -24,6 +31,7 @@ import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
+import org.slf4j.LoggerFactory;
 import org.springframework.jdbc.core.JdbcTemplate;
 import org.springframework.test.context.DynamicPropertyRegistry;
 import org.springframework.test.context.DynamicPropertySource;
@@ -54,6 +62,7 @@ import static org.awaitility.Awaitility.await;
 class TransactionalListenerTest {
     static final String QUEUE = Scenarios.queueName("tx");
     static final String TABLE = "once_spring_" + UUID.randomUUID().toString().substring(0, 8);
+    static final ListAppender<ILoggingEvent> LINES = new ListAppender<>();
 
     @DynamicPropertySource
     static void names(DynamicPropertyRegistry r) {
@@ -66,6 +75,15 @@ class TransactionalListenerTest {
     @EnableAutoConfiguration
     @EnableTransactionManagement
     static class App {
+        /** Attached as a bean: Boot sets logging up anew when the context starts, dropping appenders added before. */
+        @Bean
+        ListAppender<ILoggingEvent> processingLines() {
+            Logger logger = (Logger) LoggerFactory.getLogger(ProcessingLog.LOGGER);
+            LINES.start();
+            logger.addAppender(LINES);
+            return LINES;
+        }
+
         @Bean
         Orders orders(JdbcTemplate jdbc) {
             jdbc.execute("CREATE TABLE " + TABLE + "_effect (id varchar(200) NOT NULL)");
@@ -127,6 +145,7 @@ class TransactionalListenerTest {
     static void cleanUp(@Autowired org.springframework.amqp.rabbit.listener.RabbitListenerEndpointRegistry listeners,
                         @Autowired AmqpAdmin admin, @Autowired JdbcTemplate jdbc) {
         listeners.stop(); // before the queues go, so no consumer is left to restart on a missing queue
+        ((Logger) LoggerFactory.getLogger(ProcessingLog.LOGGER)).detachAppender(LINES);
         Scenarios.deleteAll(admin, QUEUE);
         jdbc.execute("DROP TABLE IF EXISTS " + TABLE + "_effect");
         jdbc.execute("DROP TABLE IF EXISTS " + TABLE + "_record");
@@ -164,6 +183,14 @@ class TransactionalListenerTest {
             throw new AssertionError(e.getMessage() + RabbitCtl.diagnose(QUEUE), e);
         }
         await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(5)).until(() -> effects(id) == 1);
+        // A lost connection is an outage that heals (WARN), even when Spring's rollback on the dead connection
+        // failed too: not a store that refuses the work (ERROR).
+        List<ILoggingEvent> pauses = List.copyOf(LINES.list).stream()
+                .filter(e -> e.getFormattedMessage().startsWith("Consumption paused")).toList();
+        assertThat(pauses).isNotEmpty().allSatisfy(e -> {
+            assertThat(e.getLevel()).isEqualTo(Level.WARN);
+            assertThat(e.getFormattedMessage()).contains("cannot be reached");
+        });
     }
 
     private static IdempotencyKey key(String id) {

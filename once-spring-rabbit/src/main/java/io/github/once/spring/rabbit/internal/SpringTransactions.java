@@ -2,6 +2,7 @@ package io.github.once.spring.rabbit.internal;
 
 import io.github.once.Idempotency;
 import io.github.once.Outcome;
+import io.github.once.StoreUnavailableException;
 import io.github.once.Task;
 import io.github.once.spi.TransactionalStore;
 
@@ -14,7 +15,10 @@ import java.util.function.Function;
 import javax.sql.DataSource;
 
 import org.springframework.jdbc.datasource.DataSourceUtils;
+import org.springframework.transaction.CannotCreateTransactionException;
 import org.springframework.transaction.PlatformTransactionManager;
+import org.springframework.transaction.TransactionException;
+import org.springframework.transaction.TransactionSystemException;
 import org.springframework.transaction.UnexpectedRollbackException;
 import org.springframework.transaction.support.TransactionTemplate;
 
@@ -44,6 +48,8 @@ public final class SpringTransactions {
         List<Outcome<byte[]>> out = new ArrayList<>(1);
         try {
             template.executeWithoutResult(status -> out.add(inTransaction(executor, task)));
+        } catch (TransactionSystemException | CannotCreateTransactionException e) {
+            throw unreachable(e);
         } catch (UnexpectedRollbackException e) {
             if (!out.isEmpty() && !(out.get(0) instanceof Outcome.Processed<byte[]>)) {
                 return out.get(0);
@@ -78,6 +84,8 @@ public final class SpringTransactions {
                     status.setRollbackOnly();
                 }
             });
+        } catch (TransactionSystemException | CannotCreateTransactionException e) {
+            throw unreachable(e);
         } catch (UnexpectedRollbackException e) {
             if (failure[0] == null) {
                 throw e;
@@ -89,6 +97,20 @@ public final class SpringTransactions {
             }
         }
         return outcomes;
+    }
+
+    /**
+     * A transaction that could not begin, commit or roll back lost its connection or its database: nothing of it
+     * is left, and the message goes back like any other outage's. When a rollback failed after the store had
+     * already refused the work, the store's own exception says what happened (Spring's replaced it).
+     */
+    private static RuntimeException unreachable(TransactionException e) {
+        if (e instanceof TransactionSystemException system
+                && system.getApplicationException() instanceof RuntimeException original) {
+            original.addSuppressed(e);
+            return original;
+        }
+        return new StoreUnavailableException("the transaction could not complete: " + e.getMessage(), e);
     }
 
     /** Runs {@code task} on the connection of the transaction in progress; the executor records in the store. */
