@@ -51,7 +51,7 @@ import static org.awaitility.Awaitility.await;
                 "spring.datasource.url=jdbc:postgresql://127.0.0.1:5432/test",
                 "spring.datasource.username=postgres",
                 "once.store=jdbc",
-                "once.retention=2s",
+                "once.retention=10s",
                 "once.retry.max-attempts=1",
                 "once.retry.backoff=30ms",
                 "management.endpoints.web.exposure.include=health,once",
@@ -127,11 +127,10 @@ class OnceEndpointTest {
         assertThat(call("POST", "/" + QUEUE, "{\"max\": 10}", false).statusCode()).isEqualTo(401);
 
         template.send("", QUEUE, Scenarios.message("good-1", "pay"));
-        template.send("", QUEUE, Scenarios.message("bad-1", "pay"));
-        String dlq = Topology.deadLetterQueue(QUEUE);
-        await().atMost(Duration.ofSeconds(20)).until(() -> Scenarios.count(admin, dlq) == 1
-                && Payments.CALLS.containsKey("good-1"));
-
+        // Read as soon as good-1 is recorded, before bad-1's retries run: the record is well inside its retention
+        // (10 s) however slow the machine is, rather than racing a short one.
+        await().atMost(Duration.ofSeconds(20)).until(() -> call("GET", "/" + QUEUE + "/good-1", null, true).body()
+                .contains("\"state\":\"COMPLETED\""));
         HttpResponse<String> listeners = call("GET", "", null, true);
         assertThat(listeners.statusCode()).isEqualTo(200);
         assertThat(listeners.body()).contains("\"" + QUEUE + "\":{\"namespace\":\"" + QUEUE + "\"", "\"completed\":1");
@@ -140,6 +139,10 @@ class OnceEndpointTest {
         assertThat(record.statusCode()).isEqualTo(200);
         assertThat(record.body()).contains("\"id\":\"good-1\"", "\"state\":\"COMPLETED\"");
         assertThat(call("GET", "/" + QUEUE + "/never-seen", null, true).statusCode()).isEqualTo(404);
+
+        template.send("", QUEUE, Scenarios.message("bad-1", "pay"));
+        String dlq = Topology.deadLetterQueue(QUEUE);
+        await().atMost(Duration.ofSeconds(20)).until(() -> Scenarios.count(admin, dlq) == 1);
 
         // The payment service is back: the dead letter goes back to its queue and is processed there.
         Payments.FAILING.set(false);
@@ -150,8 +153,8 @@ class OnceEndpointTest {
                 && Scenarios.count(admin, QUEUE) == 0);
         assertThat(Scenarios.count(admin, dlq)).isZero();
 
-        // Both records expire after the retention (2 s): the purge deletes them.
-        await().atMost(Duration.ofSeconds(20)).until(() -> call("GET", "/" + QUEUE, null, true).body()
+        // Both records expire after the retention (10 s): the purge deletes them.
+        await().atMost(Duration.ofSeconds(40)).until(() -> call("GET", "/" + QUEUE, null, true).body()
                 .contains("\"expiredBacklog\":2"));
         HttpResponse<String> purged = call("DELETE", "/" + QUEUE, null, true);
         assertThat(purged.statusCode()).isEqualTo(200);
