@@ -2,6 +2,7 @@
 module io.github.once.outbox {
     requires transitive io.github.once.jdbc;
     requires transitive io.github.once.rabbitmq;
+    requires static micrometer.observation;
     requires static org.postgresql.jdbc;
     requires org.slf4j;
 

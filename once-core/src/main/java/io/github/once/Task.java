@@ -2,7 +2,7 @@ package io.github.once;
 
 import java.util.Objects;
 
-/** One unit of work for an {@link IdempotentExecutor}. */
+/** One unit of work for an {@link Idempotency} executor. */
 public record Task<T>(IdempotencyKey key, byte[] payload, ResultCodec<T> codec, Handler<T> handler) {
     public Task {
         Objects.requireNonNull(key, "key");

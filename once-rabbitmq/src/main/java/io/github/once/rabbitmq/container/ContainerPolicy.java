@@ -98,9 +98,10 @@ public final class ContainerPolicy {
 
     /**
      * The observations of one listener's deliveries, for an executor that is {@link Idempotency#observed()
-     * observed}: each delivery's {@code once.process} from taken in hand ({@link #start}) to settled (this
-     * listener's {@link #onAction}), the executor's store calls inside it ({@link #within}), the handler in
-     * {@code once.handle} ({@link #handler}) and the trace context in every copy it moves ({@link #traced}).
+     * observed}: each delivery's {@code once.process} from taken in hand ({@link Observations#start}) to settled
+     * (this listener's {@link Observations#onAction}), the executor's store calls inside it
+     * ({@link Observations#within}), the handler in {@code once.handle} ({@link Observations#handler}) and the
+     * trace context in every copy it moves ({@link Observations#traced}).
      * Safe for several container threads, each delivery being one thread's.
      */
     public static Observations observations(Idempotency executor, String queue) {
