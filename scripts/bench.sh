@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Runs Once's benchmarks against the local RabbitMQ, Redis and PostgreSQL and writes the results to
-# once-bench/target/bench/ (docs/benchmarks.md holds a measured copy).
+# once-bench/target/bench/ (docs/benchmarks.md summarises measured runs; docs/benchmarks/ holds their logs).
 #
 #   scripts/bench.sh          quick: 5,000 messages per run, 2 repetitions, short JMH
 #   scripts/bench.sh medium   30,000 messages per run, 3 repetitions, shorter JMH with 1 and 4 threads

@@ -1,2 +1,2 @@
-/** The README's example consumer, compiled and run by {@code ReadmeExampleTest}. */
+/** docs/getting-started.md's example consumer and sender, compiled and run by {@code ReadmeExampleTest}. */
 package com.example.orders;

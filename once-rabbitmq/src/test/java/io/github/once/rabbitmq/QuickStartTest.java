@@ -23,8 +23,8 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * The quick start of docs/rabbitmq.md, compiled and run: the code between the README markers is the snippet, and
- * the test checks that the document shows exactly that code.
+ * The quick start of README.md and docs/rabbitmq.md, compiled and run: the code between the README markers is the
+ * snippet, and the test checks that both pages show exactly that code.
  */
 class QuickStartTest {
 
@@ -82,6 +82,7 @@ class QuickStartTest {
             s.once().close();
         }
         assertThat(docs()).contains(snippet());
+        assertThat(Files.readString(Path.of("../README.md"))).as("README.md").contains(snippet());
     }
 
     private static long messages(Started s, String queue) throws Exception {

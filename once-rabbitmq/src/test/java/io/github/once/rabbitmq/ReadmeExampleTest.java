@@ -1,9 +1,8 @@
 package io.github.once.rabbitmq;
 
 import com.example.orders.OrdersConsumer;
-import com.rabbitmq.client.Channel;
+import com.example.orders.SendOrder;
 
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.sql.Connection;
@@ -24,18 +23,22 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * README.md's quick start: the Java block is {@code com.example.orders.OrdersConsumer}, compiled with these tests,
- * and runs against the real RabbitMQ and PostgreSQL (each order sent twice, shipped once); the artifacts and
- * versions its {@code pom.xml} names are this build's.
+ * docs/getting-started.md, the README's first idempotent consumer step by step: its Java blocks are
+ * {@code com.example.orders.OrdersConsumer} and {@code com.example.orders.SendOrder}, compiled with these tests, and
+ * run against the real RabbitMQ and PostgreSQL (each order sent twice with {@code SendOrder}, shipped once); the
+ * artifacts and versions its {@code pom.xml} names are this build's.
  */
 class ReadmeExampleTest {
 
     private static final Path ROOT = Path.of("..");
+    private static final Path PAGE = ROOT.resolve("docs/getting-started.md");
 
     @Test
     void theReadmeShowsTheExampleAsCompiled() throws Exception {
         String example = Files.readString(Path.of("src/test/java/com/example/orders/OrdersConsumer.java")).strip();
-        assertThat(blocks("java")).as("README.md shows OrdersConsumer.java as it is").contains(example);
+        assertThat(blocks("java")).as("docs/getting-started.md shows OrdersConsumer.java as it is").contains(example);
+        String sender = Files.readString(Path.of("src/test/java/com/example/orders/SendOrder.java")).strip();
+        assertThat(blocks("java")).as("docs/getting-started.md shows SendOrder.java as it is").contains(sender);
     }
 
     @Test
@@ -47,12 +50,11 @@ class ReadmeExampleTest {
         }
         try (RabbitFixture rabbit = new RabbitFixture()) {
             rabbit.remember(RetryPolicy.defaults());
-            try (OnceConsumer consumer = OrdersConsumer.start(rabbit.connect(), db, rabbit.queue)) {
-                Channel ch = rabbit.admin();
-                for (int round = 0; round < 2; round++) {
+            try (OnceConsumer consumer = OrdersConsumer.start(rabbit.connect(), db, rabbit.queue);
+                 OncePublisher publisher = OncePublisher.builder(rabbit.connect()).build()) {
+                for (int round = 0; round < 2; round++) { // two messages of each order, as SendOrder run twice
                     for (String order : orders) {
-                        ch.basicPublish("", rabbit.queue, null, ("{\"order_id\": \"" + order + "\", \"sku\": \"book\"}")
-                                .getBytes(StandardCharsets.UTF_8));
+                        SendOrder.send(publisher, rabbit.queue, order);
                     }
                 }
                 await().atMost(Duration.ofSeconds(30)).until(() -> rabbit.messageCount(rabbit.queue) == 0
@@ -110,9 +112,9 @@ class ReadmeExampleTest {
         return counts;
     }
 
-    /** The fenced code blocks of README.md in {@code language}, without their fences. */
+    /** The fenced code blocks of docs/getting-started.md in {@code language}, without their fences. */
     private static List<String> blocks(String language) throws Exception {
-        return all(Files.readString(ROOT.resolve("README.md")), "(?s)```" + language + "\n(.*?)\n```");
+        return all(Files.readString(PAGE), "(?s)```" + language + "\n(.*?)\n```");
     }
 
     private static String property(String pom, String name) {

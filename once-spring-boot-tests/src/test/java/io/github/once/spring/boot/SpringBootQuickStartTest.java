@@ -30,9 +30,10 @@ import static org.assertj.core.api.Assertions.assertThat;
 import static org.awaitility.Awaitility.await;
 
 /**
- * README.md's "Quick start: Spring Boot": its listener is {@code com.example.shop.ShippingListener}, compiled with
- * these tests, and its properties are {@code com/example/shop/application.properties}, which this application runs
- * with (the queue fresh, the lease and retry delays short); each order sent twice is shipped once, on the real
+ * docs/spring.md's "Quick start", and README.md's excerpt of it: its listener is
+ * {@code com.example.shop.ShippingListener}, compiled with these tests (the README shows its listener method), and
+ * its properties are {@code com/example/shop/application.properties}, which this application runs with (the queue
+ * fresh, the lease and retry delays short); each order sent twice is shipped once, on the real
  * RabbitMQ and PostgreSQL. Runs on both Boot lines, like every test of this module.
  */
 @SpringBootTest(classes = SpringBootQuickStartTest.App.class, properties = {
@@ -44,6 +45,8 @@ class SpringBootQuickStartTest {
     static final List<String> ORDERS = new ArrayList<>();
     /** This module's test sources, from its own folder and from once-spring-boot3-tests' alike. */
     static final Path SOURCES = Path.of("../once-spring-boot-tests/src/test");
+    static final Path README = Path.of("../README.md");
+    static final Path SPRING_DOC = Path.of("../docs/spring.md");
 
     @DynamicPropertySource
     static void queue(DynamicPropertyRegistry r) {
@@ -66,22 +69,29 @@ class SpringBootQuickStartTest {
     RabbitListenerEndpointRegistry listeners;
 
     @Test
-    void theReadmeShowsTheListenerAsCompiled() throws Exception {
+    void theDocsShowTheListenerAsCompiled() throws Exception {
         String listener = Files.readString(SOURCES.resolve("java/com/example/shop/ShippingListener.java")).strip();
-        assertThat(readmeBlocks("java")).as("README.md shows ShippingListener.java as it is").contains(listener);
+        assertThat(blocks(SPRING_DOC, "java")).as("docs/spring.md shows ShippingListener.java as it is")
+                .contains(listener);
+        List<String> excerpt = blocks(README, "java").stream().filter(b -> b.contains("@Once")).toList();
+        assertThat(excerpt).as("README.md shows the listener's method").hasSize(1);
+        assertThat(listener).as("README.md's listener method is ShippingListener.java's, as it is")
+                .contains(excerpt.get(0));
     }
 
     @Test
-    void theReadmeShowsThePropertiesThisTestRunsWith() throws Exception {
+    void theDocsShowThePropertiesThisTestRunsWith() throws Exception {
         String properties = Files.readString(SOURCES.resolve("resources/com/example/shop/application.properties"))
                 .strip();
-        assertThat(readmeBlocks("properties")).as("README.md shows application.properties as it is")
+        assertThat(blocks(SPRING_DOC, "properties")).as("docs/spring.md shows application.properties as it is")
+                .contains(properties);
+        assertThat(blocks(README, "properties")).as("README.md shows application.properties as it is")
                 .contains(properties);
     }
 
     @Test
-    void theReadmeAddsTheStarterAndOnceJdbcFromTheBom() throws Exception {
-        String dependencies = readmeBlocks("xml").stream()
+    void theDocsAddTheStarterAndOnceJdbcFromTheBom() throws Exception {
+        String dependencies = blocks(SPRING_DOC, "xml").stream()
                 .filter(b -> b.contains("once-spring-boot-starter") && !b.contains("<project"))
                 .findFirst().orElseThrow();
         List<String> named = groups(dependencies,
@@ -132,9 +142,9 @@ class SpringBootQuickStartTest {
         jdbc.update("DELETE FROM once_record WHERE namespace = ?", QUEUE); // this test's keys only
     }
 
-    /** The fenced blocks of README.md in {@code language}, without their fences. */
-    private static List<String> readmeBlocks(String language) throws Exception {
-        return groups(Files.readString(Path.of("../README.md")), "(?s)```" + language + "\n(.*?)\n```");
+    /** The fenced blocks of {@code page} in {@code language}, without their fences. */
+    private static List<String> blocks(Path page, String language) throws Exception {
+        return groups(Files.readString(page), "(?s)```" + language + "\n(.*?)\n```");
     }
 
     private static List<String> groups(String text, String regex) {
