@@ -40,7 +40,7 @@ public final class OrdersConsumer {
             throws Exception {
         createShipmentTable(db);
         JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(db)
-                .createTableIfMissing(true) // a demo; in production run db/once/postgresql/V1__once_record.sql
+                .createTableIfMissing(true) // a demo; in production run db/once/postgresql/V1__ and V2__*.sql
                 .build();
         Idempotency once = Idempotency.builder(store)
                 .transactional() // the record commits with the handler's writes

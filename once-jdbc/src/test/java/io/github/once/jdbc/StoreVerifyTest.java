@@ -70,6 +70,23 @@ class StoreVerifyTest {
     }
 
     @Test
+    void aTableMadeByTheFirstScriptAloneNamesTheSecond() throws SQLException {
+        JdbcIdempotencyStore.builder(pool).tableName(table).createTableIfMissing(true).build();
+        try (Connection c = pool.getConnection(); Statement st = c.createStatement()) {
+            st.execute("ALTER TABLE " + table + " DROP COLUMN takeovers"); // as V1 alone left it
+        }
+        assertThatThrownBy(() -> store().verify())
+                .isInstanceOf(StoreMisconfiguredException.class)
+                .hasMessageContaining("lacks the column(s) takeovers. Apply db/once/postgresql/V2__once_takeovers.sql");
+    }
+
+    @Test
+    void aMissingTableNamesEveryScript() {
+        assertThatThrownBy(() -> store().verify())
+                .hasMessageContaining("db/once/postgresql/V1__once_record.sql then db/once/postgresql/V2__once_takeovers.sql");
+    }
+
+    @Test
     void aTableMadeByTheScriptPasses() {
         JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(pool).tableName(table).createTableIfMissing(true)
                 .build();

@@ -48,13 +48,14 @@ public final class SqlErrors {
     public static String fix(SQLException e) {
         String state = e.getSQLState();
         if ("42P01".equals(state) || "42S02".equals(state) || e.getErrorCode() == 1146) {
-            return "the record table does not exist: run the schema script db/once/<postgresql|mariadb|h2>/"
-                    + "V1__once_record.sql from once-jdbc with your migrations, or set createTableIfMissing(true)"
+            return "the record table does not exist: run the schema scripts db/once/<postgresql|mariadb|h2>/"
+                    + "V1__once_record.sql and V2__once_takeovers.sql from once-jdbc with your migrations, or set"
+                    + " createTableIfMissing(true)"
                     + " on JdbcIdempotencyStore.builder for a demo";
         }
         if ("42703".equals(state) || "42S22".equals(state) || e.getErrorCode() == 1054) {
-            return "the record table lacks a column Once uses: compare it with the schema script"
-                    + " db/once/<postgresql|mariadb|h2>/V1__once_record.sql from once-jdbc";
+            return "the record table lacks a column Once uses: compare it with the schema scripts"
+                    + " db/once/<postgresql|mariadb|h2>/V1__once_record.sql and V2__once_takeovers.sql from once-jdbc";
         }
         if ("42501".equals(state) || e.getErrorCode() == 1142) {
             return "the database user lacks a permission: grant it SELECT, INSERT, UPDATE and DELETE on the record"

@@ -16,13 +16,15 @@ import java.util.Set;
 
 /**
  * Checks at start that the record table exists with every column Once uses, so a missing migration fails before
- * the first message with the script to run, not on the first delivery.
+ * the first message with every script to run, not on the first delivery.
  */
 public final class TableCheck {
 
-    /** The columns of the schema scripts, in their order. */
-    static final List<String> COLUMNS = List.of("namespace", "record_key", "state", "token", "lease_until",
-            "expires_at", "fingerprint", "result", "claim_id", "created_at", "completed_at");
+    /** The columns each schema script adds, in the order of {@code JdbcDialect.migrationResources()}. */
+    static final List<List<String>> COLUMNS = List.of(
+            List.of("namespace", "record_key", "state", "token", "lease_until", "expires_at", "fingerprint", "result",
+                    "claim_id", "created_at", "completed_at"),
+            List.of("takeovers"));
 
     private TableCheck() {
     }
@@ -33,7 +35,7 @@ public final class TableCheck {
      */
     public static void verify(RecordTable table) {
         Sql sql = table.sql;
-        String script = sql.dialect.schemaResource();
+        String script = String.join(" then ", sql.dialect.migrationResources());
         Set<String> found = new HashSet<>();
         try (Connection c = table.dataSource.getConnection();
              PreparedStatement ps = c.prepareStatement("SELECT * FROM " + sql.table + " WHERE 1 = 0")) {
@@ -55,15 +57,20 @@ public final class TableCheck {
             throw SqlErrors.translate("the start-up check of table " + sql.table, e);
         }
         List<String> missing = new ArrayList<>();
-        for (String column : COLUMNS) {
-            if (!found.contains(column)) {
-                missing.add(column);
+        List<String> scripts = new ArrayList<>();
+        List<String> resources = sql.dialect.migrationResources();
+        for (int i = 0; i < COLUMNS.size(); i++) {
+            List<String> lacking = COLUMNS.get(i).stream().filter(c -> !found.contains(c)).toList();
+            if (!lacking.isEmpty()) {
+                missing.addAll(lacking);
+                scripts.add(resources.get(i));
             }
         }
         if (!missing.isEmpty()) {
             throw new StoreMisconfiguredException("The record table '" + sql.table + "' lacks the column(s) "
-                    + String.join(", ", missing) + ". It must match " + script + " (in the once-jdbc jar): add"
-                    + " them with a migration, or point tableName at a table made by that script.");
+                    + String.join(", ", missing) + ". Apply " + String.join(" and ", scripts) + " (in the once-jdbc"
+                    + " jar; the full schema is " + String.join(", ", resources) + ", in that order) with a"
+                    + " migration, or point tableName at a table made by them.");
         }
     }
 }
