@@ -33,8 +33,11 @@ public sealed interface Outcome<T> {
         }
     }
 
-    /** The key is known with another payload: the id was reused. Dead-letter; do not retry. */
-    record Conflict<T>(IdempotencyKey key, IdempotencyRecord record) implements Outcome<T> {
+    /**
+     * The key is known with another payload: the id was reused. Dead-letter; do not retry. {@code fingerprint} is
+     * this payload's, to set beside the stored {@code record.fingerprint()} when telling what differed.
+     */
+    record Conflict<T>(IdempotencyKey key, IdempotencyRecord record, String fingerprint) implements Outcome<T> {
         public Conflict {
             Objects.requireNonNull(key, "key");
             Objects.requireNonNull(record, "record");

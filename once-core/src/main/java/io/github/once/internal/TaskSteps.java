@@ -53,8 +53,8 @@ public final class TaskSteps {
                 config.retention());
     }
 
-    /** The outcome of a claim that did not acquire the key. */
-    public static <T> Outcome<T> answer(Task<T> task, ClaimResult claim) {
+    /** The outcome of a claim that did not acquire the key; {@code fingerprint} is the task's payload's. */
+    public static <T> Outcome<T> answer(Task<T> task, ClaimResult claim, String fingerprint) {
         IdempotencyKey key = task.key();
         // Java 17 has no pattern switch: the chain below covers every permitted ClaimResult but Acquired.
         if (claim instanceof ClaimResult.Busy busy) {
@@ -70,7 +70,7 @@ public final class TaskSteps {
             }
             return new Outcome.Duplicate<>(key, result, duplicate.record());
         } else if (claim instanceof ClaimResult.Conflict conflict) {
-            return new Outcome.Conflict<>(key, conflict.record());
+            return new Outcome.Conflict<>(key, conflict.record(), fingerprint);
         }
         throw new OnceException("unexpected claim result " + claim);
     }

@@ -133,7 +133,8 @@ public final class UnitRunner {
                 }
                 Outcome<T> failure = failed.get(i);
                 if (!(claim instanceof ClaimResult.Acquired acquired)) {
-                    outcomes.set(i, failure != null ? failure : TaskSteps.answer(task, claim));
+                    outcomes.set(i, failure != null ? failure
+                            : TaskSteps.answer(task, claim, requests.get(i).fingerprint()));
                     continue;
                 }
                 claimedAny = true;

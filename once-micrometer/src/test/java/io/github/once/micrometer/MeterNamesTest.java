@@ -96,7 +96,7 @@ class MeterNamesTest {
                 new byte[0], Instant.EPOCH.plusSeconds(60));
         for (Outcome<Object> o : List.<Outcome<Object>>of(new Outcome.Processed<>(key, null, 1),
                 new Outcome.Duplicate<>(key, null, record), new Outcome.Busy<>(key, Instant.EPOCH),
-                new Outcome.Conflict<>(key, record), new Outcome.Failed<>(key, new IllegalStateException()),
+                new Outcome.Conflict<>(key, record, "f2"), new Outcome.Failed<>(key, new IllegalStateException()),
                 new Outcome.LeaseLost<>(key, new Lease(key, 1, Instant.EPOCH)), new Outcome.CrashLoop<>(key, 3))) {
             executor.onOutcome(o, Duration.ofMillis(1));
         }

@@ -337,6 +337,12 @@ abstract class ConsumerScenariosContract {
         await().atMost(Duration.ofSeconds(10)).until(() -> rabbit.messageCount(dlq) == 1);
         GetResponse r = rabbit.drain(dlq).get(0);
         assertThat(header(r, OnceHeaders.REASON)).isEqualTo("conflict");
+        // What differed: the stored payload's fingerprint and this one's.
+        java.util.regex.Matcher detail = java.util.regex.Pattern.compile(
+                "the key was recorded with payload fingerprint (\\S+); this message's is (\\S+)")
+                .matcher(String.valueOf(header(r, OnceHeaders.DETAIL)));
+        assertThat(detail.matches()).as("x-once-detail %s", header(r, OnceHeaders.DETAIL)).isTrue();
+        assertThat(detail.group(1)).isNotEqualTo(detail.group(2));
         assertThat(new String(r.getBody(), StandardCharsets.UTF_8)).isEqualTo("amount=99");
         assertThat(variant.effects("conflict-1")).isEqualTo(1);
         awaitQuiet(consumer);

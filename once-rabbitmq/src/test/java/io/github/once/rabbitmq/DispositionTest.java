@@ -225,14 +225,16 @@ class DispositionTest {
     // ---- never processed
 
     @Test
-    void conflictIsDeadLetteredWithoutError() {
+    void conflictIsDeadLetteredWithoutErrorSayingWhichFingerprintsDiffer() {
         Disposition.DeadLetter dead = (Disposition.DeadLetter) disposition.decide(plain(), 1,
-                new Outcome.Conflict<>(KEY, completed(null)));
+                new Outcome.Conflict<>(KEY, completed(null), "cd"));
         assertThat(dead.reason()).isEqualTo(DeadLetterReason.CONFLICT);
         assertThat(dead.error()).isNull();
         assertThat(header(dead, OnceHeaders.REASON)).isEqualTo("conflict");
         assertThat(header(dead, OnceHeaders.ERROR)).isNull();
         assertThat(header(dead, OnceHeaders.ATTEMPTS)).isEqualTo(1);
+        assertThat(dead.detail()).isEqualTo("the key was recorded with payload fingerprint ab; this message's is cd");
+        assertThat(header(dead, OnceHeaders.DETAIL)).isEqualTo(dead.detail());
     }
 
     @Test
@@ -250,9 +252,6 @@ class DispositionTest {
         assertThat(header(invalid, OnceHeaders.REASON)).isEqualTo("invalid-key");
         assertThat(header(invalid, OnceHeaders.DETAIL)).isEqualTo("namespace too long");
         assertThat(invalid.attempts()).isEqualTo(2);
-        Disposition.DeadLetter conflict = (Disposition.DeadLetter) disposition.decide(plain(), 1,
-                new Outcome.Conflict<>(KEY, completed(null)));
-        assertThat(header(conflict, OnceHeaders.DETAIL)).as("only a keyless dead letter has a detail").isNull();
     }
 
     @Test

@@ -106,7 +106,7 @@ class ProcessingLogTest {
         Delivery noKey = delivery(null);
         log.onDelivery(noKey, 1);
         log.onAction(noKey, null, ConsumerAction.DEAD_LETTERED);
-        settle(log, delivery("a"), KEY, new Outcome.Conflict<>(KEY, completed(KEY)), ConsumerAction.DEAD_LETTERED);
+        settle(log, delivery("a"), KEY, new Outcome.Conflict<>(KEY, completed(KEY), "f2"), ConsumerAction.DEAD_LETTERED);
         settle(log, delivery("a"), KEY, new Outcome.Failed<>(KEY, boom), ConsumerAction.DEAD_LETTERED);
         Delivery reported = delivery("b");
         log.onDeadLetter(reported, null, DeadLetterReason.INVALID_KEY, null, null);

@@ -60,8 +60,9 @@ public final class Decisions {
         } else if (outcome instanceof Outcome.LeaseLost<byte[]>) {
             // Another owner took the key over; retrying lets the next claim see its result (or take over).
             return retry(delivery, ConsumerAction.RETRIED_LEASE_LOST, attempt, retry.delayAfterFailure(1), null);
-        } else if (outcome instanceof Outcome.Conflict<byte[]>) {
-            return deadLetter(delivery, DeadLetterReason.CONFLICT, null, attempt, null);
+        } else if (outcome instanceof Outcome.Conflict<byte[]> conflict) {
+            return deadLetter(delivery, DeadLetterReason.CONFLICT, "the key was recorded with payload fingerprint "
+                    + conflict.record().fingerprint() + "; this message's is " + conflict.fingerprint(), attempt, null);
         } else if (outcome instanceof Outcome.CrashLoop<byte[]> loop) {
             return deadLetter(delivery, DeadLetterReason.CRASH_LOOP, null, attempt, new OnceException("the key's"
                     + " lease was taken over from owners that died " + loop.takeovers() + " times in a row"));
