@@ -15,8 +15,8 @@ import java.util.List;
  * A MariaDB server of its own ({@code mariadbd}, made with {@code mariadb-install-db}) in a folder owned by the
  * {@code mysql} user, on a spare port of 127.0.0.1, with none of the machine's option files; the machine's shared
  * server is never touched. Its database {@value #DATABASE} holds the JDBC store's records and the transactional
- * mode's effects. The consumers connect as {@value #USER}; the harness as {@code root} (no password, 127.0.0.1
- * only), so it can end the consumers' connections.
+ * mode's effects. The consumers (and the harness's pool for the effects table) connect as {@value #USER}; the
+ * harness's admin sessions as {@code root} (no password, 127.0.0.1 only), which a connection kill spares.
  */
 final class PrivateMariaDb implements AutoCloseable {
 
