@@ -1,16 +1,17 @@
 #!/usr/bin/env bash
 # The chaos harness (docs/chaos.md): consumer processes SIGKILLed, a three-node RabbitMQ cluster whose nodes
-# restart and whose quorum leader is killed, Redis and PostgreSQL killed, restarted and stalled, then a check of
-# every message's effects. Starts private services on spare ports (RabbitMQ 5701-5703, PostgreSQL 25432, Redis
-# 26379) and stops them at the end; uses the machine's PostgreSQL on 5432 for effect rows. Run as root.
+# restart and whose quorum leader is killed, Redis, PostgreSQL and MariaDB killed, restarted and stalled, then a
+# check of every message's effects. Starts private services on spare ports (RabbitMQ 5701-5703, PostgreSQL 25432,
+# Redis 26379, MariaDB 23306) and stops them at the end; uses the machine's PostgreSQL on 5432 for effect rows.
+# Run as root.
 #
 #   scripts/chaos.sh quick    1,500 messages per mode, 1 fault of each kind (3 consumer kills), plus the self-test
 #   scripts/chaos.sh medium   10,000 messages per mode, 5 faults of each kind (10 consumer kills)
 #   scripts/chaos.sh full     100,000 messages per mode, 50 faults of each kind
 #
-# Options after the size: --seed N (replays a fault plan), --modes jdbc-tx,tiered,redis,memory, --messages N,
-# --faults N, --kills N, --consumers N, --no-self-test, --unsafe-ack-first (consumers that ack before working: the
-# run must fail). The report goes to once-chaos/target/chaos/report.md, the processes' logs next to it.
+# Options after the size: --seed N (replays a fault plan), --modes jdbc-tx,mariadb-tx,tiered,redis,memory (the
+# default: all five), --messages N, --faults N, --kills N, --consumers N, --no-self-test, --unsafe-ack-first
+# (consumers that ack before working: the run must fail). The report goes to once-chaos/target/chaos/report.md, the processes' logs next to it.
 # SKIP_BUILD=1 uses the classes already in once-chaos/target.
 set -euo pipefail
 

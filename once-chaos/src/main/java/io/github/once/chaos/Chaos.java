@@ -12,8 +12,9 @@ import java.util.Map;
  * The chaos harness's entry point (see docs/chaos.md and scripts/chaos.sh).
  *
  * <pre>
- * java -cp CLASSPATH io.github.once.chaos.Chaos quick|medium|full [--seed N] [--modes jdbc-tx,redis,memory]
- *      [--messages N] [--faults N] [--kills N] [--kinds leader_kill,...] [--consumers N] [--no-self-test] [--unsafe-ack-first]
+ * java -cp CLASSPATH io.github.once.chaos.Chaos quick|medium|full [--seed N]
+ *      [--modes jdbc-tx,mariadb-tx,tiered,redis,memory] [--messages N] [--faults N] [--kills N]
+ *      [--kinds leader_kill,...] [--consumers N] [--no-self-test] [--unsafe-ack-first]
  *      [--halt-on ID] [--report FILE] [--logs DIR]
  * </pre>
  * Exits 0 when every mode kept its guarantee (and the self-test's broken consumer was caught), 1 otherwise.
@@ -39,7 +40,7 @@ public final class Chaos {
         }
         long seed = args.getLong("seed", new SecureRandom().nextInt(1_000_000));
         List<Mode> modes = new ArrayList<>();
-        for (String m : args.get("modes", "jdbc-tx,tiered,redis,memory").split(",")) {
+        for (String m : args.get("modes", "jdbc-tx,mariadb-tx,tiered,redis,memory").split(",")) {
             modes.add(Mode.of(m.trim()));
         }
         boolean unsafe = args.flag("unsafe-ack-first");
@@ -91,8 +92,8 @@ public final class Chaos {
 
     private static void requireRoot() {
         if (!"root".equals(System.getProperty("user.name"))) {
-            throw new IllegalStateException("the harness starts RabbitMQ and PostgreSQL as their own users "
-                    + "(runuser): run it as root");
+            throw new IllegalStateException("the harness starts RabbitMQ, PostgreSQL and MariaDB as their own "
+                    + "users (runuser, mariadbd --user): run it as root");
         }
     }
 }

@@ -99,6 +99,13 @@ final class FaultInjector implements Runnable {
                     target = "postgres";
                     services.postgres().restart();
                     break;
+                case MARIADB_KILL_CONNECTIONS:
+                    target = services.mariadb().killConnections() + " connections";
+                    break;
+                case MARIADB_RESTART:
+                    target = "mariadb";
+                    services.mariadb().restart();
+                    break;
                 case STORE_STALL:
                     target = fault.holdMillis() + " ms";
                     services.stall(fault.holdMillis());

@@ -13,7 +13,9 @@ enum FaultKind {
     REDIS_DATA_LOSS("Redis restart with its data lost", EnumSet.of(Mode.REDIS, Mode.TIERED), 1000),
     PG_TERMINATE("PostgreSQL backends terminated", EnumSet.of(Mode.JDBC_TX, Mode.TIERED), 500),
     PG_RESTART("PostgreSQL crash + restart", EnumSet.of(Mode.JDBC_TX, Mode.TIERED), 1500),
-    STORE_STALL("store stalled (TCP proxy)", EnumSet.of(Mode.REDIS, Mode.JDBC_TX, Mode.TIERED), 0);
+    MARIADB_KILL_CONNECTIONS("MariaDB connections killed", EnumSet.of(Mode.MARIADB_TX), 500),
+    MARIADB_RESTART("MariaDB SIGKILL + restart", EnumSet.of(Mode.MARIADB_TX), 1500),
+    STORE_STALL("store stalled (TCP proxy)", EnumSet.of(Mode.REDIS, Mode.JDBC_TX, Mode.TIERED, Mode.MARIADB_TX), 0);
 
     private final String label;
     private final Set<Mode> modes;

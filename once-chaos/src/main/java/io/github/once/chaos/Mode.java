@@ -1,6 +1,7 @@
 package io.github.once.chaos;
 
 import java.util.Arrays;
+import java.util.stream.Collectors;
 
 /** Which store the consumers use, and what the checker allows for it. */
 enum Mode {
@@ -14,7 +15,12 @@ enum Mode {
     /** Redis: a repeat only from the documented crash window or from Redis losing its data, each explained. */
     REDIS("redis", "crash window or data loss, each explained"),
     /** One in-memory store per process: repeats across processes are expected and only counted. */
-    MEMORY("memory", "any (records live in one process)");
+    MEMORY("memory", "any (records live in one process)"),
+    /**
+     * MariaDB, the effect a row written in the handler's transaction, as {@link #JDBC_TX}: no allowance at all. Last
+     * because a mode's position seeds its fault plan: the other modes' plans stay as they were.
+     */
+    MARIADB_TX("mariadb-tx", "none");
 
     private final String label;
     private final String allowance;
@@ -24,9 +30,14 @@ enum Mode {
         this.allowance = allowance;
     }
 
-    /** Whether the effect is written on the record's transaction, in the run's private PostgreSQL. */
+    /** Whether the effect is written on the record's transaction, in the run's private PostgreSQL or MariaDB. */
     boolean transactional() {
-        return this == JDBC_TX || this == TIERED;
+        return this == JDBC_TX || this == TIERED || this == MARIADB_TX;
+    }
+
+    /** Whether the records (and so the transactional effects) live in the run's private MariaDB. */
+    boolean onMariaDb() {
+        return this == MARIADB_TX;
     }
 
     String label() {
@@ -39,6 +50,7 @@ enum Mode {
 
     static Mode of(String label) {
         return Arrays.stream(values()).filter(m -> m.label.equals(label)).findFirst()
-                .orElseThrow(() -> new IllegalArgumentException("no mode '" + label + "'; use jdbc-tx, tiered, redis or memory"));
+                .orElseThrow(() -> new IllegalArgumentException("no mode '" + label + "'; use one of "
+                        + Arrays.stream(values()).map(Mode::label).collect(Collectors.joining(", "))));
     }
 }

@@ -52,8 +52,9 @@ final class ModeRun {
 
     Result run() throws Exception {
         long started = System.currentTimeMillis();
-        String effectsUrl = mode.transactional() ? services.postgres().directUrl() : Services.SHARED_POSTGRES;
-        try (HikariDataSource ledger = Pools.postgres(effectsUrl, "ledger", 2);
+        String effectsUrl = mode.onMariaDb() ? services.mariadb().directUrl()
+                : mode.transactional() ? services.postgres().directUrl() : Services.SHARED_POSTGRES;
+        try (HikariDataSource ledger = Pools.forUrl(effectsUrl, "ledger", 2);
              Connection amqp = Amqp.connect(services.cluster().addresses(), "once-chaos-harness", 60_000, false)) {
             prepare(ledger, amqp);
             try {
@@ -77,7 +78,7 @@ final class ModeRun {
             });
         }
         if (mode.transactional()) {
-            OnceWiring.createRecordTable(ledger);
+            OnceWiring.createRecordTable(ledger, mode);
         }
         try (Channel ch = amqp.createChannel()) {
             OnceWiring.declareTopology(ch, queue);
@@ -149,7 +150,8 @@ final class ModeRun {
             cmd.addAll(List.of("--redis", services.redisUriViaProxy()));
         }
         if (mode.transactional()) {
-            cmd.addAll(List.of("--jdbc", services.postgresUrlViaProxy()));
+            String jdbc = mode.onMariaDb() ? services.mariadbUrlViaProxy() : services.postgresUrlViaProxy();
+            cmd.addAll(List.of("--jdbc", jdbc));
         }
         if (settings.unsafeAckFirst()) {
             cmd.add("--unsafe-ack-first");

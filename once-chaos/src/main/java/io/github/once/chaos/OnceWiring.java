@@ -30,7 +30,7 @@ import javax.sql.DataSource;
  */
 final class OnceWiring {
 
-    /** Table of the JDBC store's records in the private PostgreSQL. */
+    /** Table of the JDBC store's records in the private PostgreSQL and the private MariaDB. */
     static final String RECORD_TABLE = "once_chaos_record";
     static final Duration STORE_TIMEOUT = Duration.ofSeconds(2);
 
@@ -55,10 +55,13 @@ final class OnceWiring {
         return Idempotency.builder(store).config(config(lease)).build();
     }
 
-    /** The handler's effect must be written on {@code context.resource(java.sql.Connection.class)}. */
-    static Idempotency jdbcTransactional(DataSource dataSource, Duration lease) {
+    /**
+     * The JDBC store on the mode's database (PostgreSQL, or MariaDB for {@link Mode#MARIADB_TX}), transactional: the
+     * handler's effect must be written on {@code context.resource(java.sql.Connection.class)}.
+     */
+    static Idempotency jdbcTransactional(DataSource dataSource, Mode mode, Duration lease) {
         JdbcIdempotencyStore store = JdbcIdempotencyStore.builder(dataSource)
-                .dialect(JdbcDialect.POSTGRESQL)
+                .dialect(dialect(mode))
                 .tableName(RECORD_TABLE)
                 .queryTimeout(STORE_TIMEOUT)
                 .build();
@@ -80,9 +83,13 @@ final class OnceWiring {
                 .config(config(lease)).build();
     }
 
-    static void createRecordTable(DataSource dataSource) {
-        JdbcIdempotencyStore.builder(dataSource).dialect(JdbcDialect.POSTGRESQL).tableName(RECORD_TABLE)
+    static void createRecordTable(DataSource dataSource, Mode mode) {
+        JdbcIdempotencyStore.builder(dataSource).dialect(dialect(mode)).tableName(RECORD_TABLE)
                 .createTableIfMissing(true).build();
+    }
+
+    private static JdbcDialect dialect(Mode mode) {
+        return mode.onMariaDb() ? JdbcDialect.MARIADB : JdbcDialect.POSTGRESQL;
     }
 
     static OnceConsumer consumer(Connection connection, String queue, Idempotency executor, int prefetch,

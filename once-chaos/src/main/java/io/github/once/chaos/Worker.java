@@ -14,7 +14,7 @@ import java.time.Duration;
 import java.util.concurrent.CountDownLatch;
 
 /**
- * One consumer process. Its effect for each message is a row in the effects table: in the transactional mode on
+ * One consumer process. Its effect for each message is a row in the effects table: in the transactional modes on
  * the transaction's connection, otherwise in the machine's PostgreSQL in autocommit, which no fault touches.
  *
  * <pre>
@@ -46,12 +46,12 @@ public final class Worker {
         boolean unsafe = args.flag("unsafe-ack-first");
         // Effects in autocommit (the transactional mode writes its own on the handler's transaction).
         HikariDataSource effects = !mode.transactional() || unsafe
-                ? Pools.postgres(args.get("effects-url"), "effects", 4) : null;
+                ? Pools.forUrl(args.get("effects-url"), "effects", 4) : null;
 
         if (unsafe) {
             consumeAckingFirst(connection, queue, effects, table, worker, handlerMillis);
         } else {
-            HikariDataSource storeDb = mode.transactional() ? Pools.postgres(args.get("jdbc"), "store", 4) : null;
+            HikariDataSource storeDb = mode.transactional() ? Pools.forUrl(args.get("jdbc"), "store", 4) : null;
             Idempotency executor = executor(mode, args, storeDb, lease);
             MessageHandler handler = (delivery, ctx) -> {
                 String id = ctx.key().id();
@@ -81,7 +81,8 @@ public final class Worker {
     private static Idempotency executor(Mode mode, Args args, HikariDataSource storeDb, Duration lease) {
         switch (mode) {
             case JDBC_TX:
-                return OnceWiring.jdbcTransactional(storeDb, lease);
+            case MARIADB_TX:
+                return OnceWiring.jdbcTransactional(storeDb, mode, lease);
             case MEMORY:
                 return OnceWiring.memory(lease);
             case TIERED:

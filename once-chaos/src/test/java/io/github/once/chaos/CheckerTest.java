@@ -68,6 +68,20 @@ class CheckerTest {
     }
 
     @Test
+    void mariaDbTransactionalModeAllowsNoRepeatEvenAfterItsServerCrashed() {
+        Checker.Verdict crashed = repeatedOnce(Mode.MARIADB_TX,
+                fault(FaultKind.MARIADB_RESTART, 1002, 2500, "mariadb"),
+                fault(FaultKind.CONSUMER_KILL, 1003, 1003, "w1.1"));
+        Checker.Verdict once = checker.check(Mode.MARIADB_TX, Set.of("m0", "m1"), 2,
+                List.of(effect("m0", "w1.1", 10), effect("m1", "w2.1", 20)), Map.of(),
+                List.of(fault(FaultKind.MARIADB_KILL_CONNECTIONS, 15, 16, "4 connections")));
+
+        assertThat(crashed.unexplained()).hasSize(1);
+        assertThat(crashed.passed()).isFalse();
+        assertThat(once.passed()).isTrue();
+    }
+
+    @Test
     void tieredModeAllowsNoRepeatEvenWhenItsRedisFrontLostItsData() {
         Checker.Verdict wiped = checker.check(Mode.TIERED, Set.of("m0"), 1,
                 List.of(effect("m0", "w1.1", 1000), effect("m0", "w2.1", 60_000)), Map.of(),

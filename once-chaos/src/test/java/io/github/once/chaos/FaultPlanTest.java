@@ -35,6 +35,31 @@ class FaultPlanTest {
     }
 
     @Test
+    void theMariaDbModeGetsItsOwnStoreFaultsAndNoOtherStoresFaults() {
+        FaultPlan mariadb = FaultPlan.draw(7, Mode.MARIADB_TX, SOME, 3, 3);
+
+        assertThat(mariadb.faults()).extracting(FaultPlan.Fault::kind)
+                .containsOnly(FaultKind.CONSUMER_KILL, FaultKind.CONNECTIONS_CLOSED, FaultKind.BROKER_RESTART,
+                        FaultKind.LEADER_KILL, FaultKind.MARIADB_KILL_CONNECTIONS, FaultKind.MARIADB_RESTART,
+                        FaultKind.STORE_STALL)
+                .hasSize(3 + 6 * 2);
+        for (Mode other : new Mode[] {Mode.JDBC_TX, Mode.TIERED, Mode.REDIS, Mode.MEMORY}) {
+            assertThat(FaultPlan.draw(7, other, SOME, 3, 3).faults()).extracting(FaultPlan.Fault::kind)
+                    .doesNotContain(FaultKind.MARIADB_KILL_CONNECTIONS, FaultKind.MARIADB_RESTART);
+        }
+    }
+
+    @Test
+    void theMariaDbModeLeavesTheOtherModesPlansAsTheyWere() {
+        // Seeds in the docs replay their runs: these spans were drawn before the MariaDB mode and its kinds existed
+        // (a new mode goes last, since a mode's position seeds its plan, and its kinds apply to it alone).
+        assertThat(FaultPlan.draw(644663, Mode.JDBC_TX, SOME, 3, 3).spanMillis()).isEqualTo(63_417);
+        assertThat(FaultPlan.draw(644663, Mode.TIERED, SOME, 3, 3).spanMillis()).isEqualTo(66_035);
+        assertThat(FaultPlan.draw(644663, Mode.REDIS, SOME, 3, 3).spanMillis()).isEqualTo(58_457);
+        assertThat(FaultPlan.draw(644663, Mode.MEMORY, SOME, 3, 3).spanMillis()).isEqualTo(47_499);
+    }
+
+    @Test
     void faultsComeInOrderOnExistingTargets() {
         FaultPlan plan = FaultPlan.draw(11, Mode.REDIS, Size.counts(20, 20), 3, 3);
 
