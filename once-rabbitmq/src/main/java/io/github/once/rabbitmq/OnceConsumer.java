@@ -24,6 +24,8 @@ import java.util.Objects;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
 
+import javax.net.ssl.SSLException;
+
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
 
@@ -85,14 +87,19 @@ public final class OnceConsumer implements AutoCloseable {
      */
     public static Connection connect(ConnectionFactory factory, String clientName) {
         Objects.requireNonNull(factory, "factory");
-        String broker = "amqp://" + factory.getHost() + ":" + factory.getPort() + " (virtual host '"
-                + factory.getVirtualHost() + "')";
+        String broker = (factory.isSSL() ? "amqps://" : "amqp://") + factory.getHost() + ":" + factory.getPort()
+                + " (virtual host '" + factory.getVirtualHost() + "')";
         try {
             return factory.newConnection(clientName);
         } catch (PossibleAuthenticationFailureException e) {
             throw new StartupException("RabbitMQ at " + broker + " refused user '" + factory.getUsername() + "' ("
                     + e.getMessage() + "): check ConnectionFactory.setUsername/setPassword and the user's"
                     + " permissions on the virtual host", e);
+        } catch (SSLException e) {
+            throw new StartupException("TLS with RabbitMQ at " + broker + " failed: " + e.getMessage()
+                    + ". The broker's certificate must chain to a CA in the trust store of the SSLContext given to"
+                    + " ConnectionFactory.useSslProtocol, and name the host connected to (with"
+                    + " enableHostnameVerification); see docs/security.md", e);
         } catch (IOException e) {
             throw new StartupException("Cannot reach RabbitMQ at " + broker + ": " + e
                     + ". Check that RabbitMQ runs there, or set its address with ConnectionFactory.setHost and"
