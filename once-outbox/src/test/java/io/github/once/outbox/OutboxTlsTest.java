@@ -2,6 +2,7 @@ package io.github.once.outbox;
 
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
+import com.rabbitmq.client.ConnectionFactory;
 import com.rabbitmq.client.GetResponse;
 
 import io.github.once.rabbitmq.OnceConsumer;
@@ -30,7 +31,8 @@ import static org.awaitility.Awaitility.await;
 /**
  * The relay with both its links over TLS, certificates checked: PostgreSQL with {@code sslmode=verify-full} (a
  * private hostssl-only server) and AMQP over TLS (a private TLS-only RabbitMQ node), certificates made here. The
- * relay runs as a role with SELECT and UPDATE on the outbox table and nothing else. An untrusted broker
+ * relay runs with the least rights it needs: a PostgreSQL role with SELECT and UPDATE on the outbox table, a
+ * RabbitMQ user with write on the exchange it publishes to and nothing else. An untrusted broker
  * certificate fails the relay's connection, and a wrong root certificate its start, each naming the problem.
  */
 class OutboxTlsTest {
@@ -52,6 +54,9 @@ class OutboxTlsTest {
         }
         pg.asAdmin("CREATE ROLE " + RELAY + " LOGIN PASSWORD '" + RELAY_PASSWORD + "'",
                 "GRANT SELECT, UPDATE ON " + Outbox.DEFAULT_TABLE + " TO " + RELAY);
+        // On the broker: write on the one exchange its rows name (here the default exchange), nothing else.
+        rabbit.ctl("add_user", "once-relay", RELAY_PASSWORD);
+        rabbit.ctl("set_permissions", "-p", "/", "once-relay", "^$", "^amq\\.default$", "^$");
     }
 
     @AfterAll
@@ -81,7 +86,7 @@ class OutboxTlsTest {
     }
 
     @Test
-    void relayOverVerifiedTlsToPostgresqlAndRabbitmqPublishesTheCommittedRow() throws Exception {
+    void relayWithLeastRightsOverVerifiedTlsToPostgresqlAndRabbitmqPublishesTheCommittedRow() throws Exception {
         String queue = "tls-outbox-orders";
         try (java.sql.Connection app = pg.admin(TlsPostgres.DATABASE)) {
             app.setAutoCommit(false);
@@ -89,9 +94,13 @@ class OutboxTlsTest {
                     .withMessageId("order-7-created"));
             app.commit();
         }
-        try (Connection connection = OnceConsumer.connect(
-                rabbit.factory("127.0.0.1", TestCertificates.trusting(rabbit.certs.ca)), "tls-relay")) {
-            Channel channel = connection.createChannel();
+        ConnectionFactory asRelay = rabbit.factory("127.0.0.1", TestCertificates.trusting(rabbit.certs.ca));
+        asRelay.setUsername("once-relay");
+        asRelay.setPassword(RELAY_PASSWORD);
+        try (Connection admin = rabbit.factory("127.0.0.1", TestCertificates.trusting(rabbit.certs.ca))
+                     .newConnection("tls-relay-admin");
+             Connection connection = OnceConsumer.connect(asRelay, "tls-relay")) {
+            Channel channel = admin.createChannel();
             channel.queueDeclare(queue, true, false, false, null);
             try (OutboxRelay relay = OutboxRelay.builder(relayDataSource(rabbit.certs.ca), connection)
                     .pollInterval(Duration.ofMillis(50)).build().start()) {

@@ -105,6 +105,38 @@ class AmqpsCliTest {
         }
     }
 
+    /** The least a dlq operator needs: read on the dead-letter queue, write on the default exchange. */
+    @Test
+    void dlqListAndMoveAsAUserWithReadOnTheDeadLetterQueueAndWriteOnTheDefaultExchangeOnly() throws Exception {
+        String queue = "tls-cli-ops";
+        String dlq = Topology.deadLetterQueue(queue);
+        rabbit.ctl("add_user", "once-ops", SECRET);
+        rabbit.ctl("set_permissions", "-p", "/", "once-ops", "^$", "^amq\\.default$", "^tls-cli-ops\\.once\\.dlq$");
+        try (Connection connection = rabbit.factory("127.0.0.1", TestCertificates.trusting(rabbit.certs.ca))
+                .newConnection("tls-cli-ops-setup")) {
+            Channel channel = connection.createChannel();
+            channel.queueDeclare(queue, true, false, false, null);
+            channel.queueDeclare(dlq, true, false, false, null);
+            channel.confirmSelect();
+            channel.basicPublish("", dlq, new AMQP.BasicProperties.Builder().messageId("ops-m1").deliveryMode(2)
+                    .build(), "{\"order\":2}".getBytes(StandardCharsets.UTF_8));
+            channel.waitForConfirmsOrDie(5_000);
+            trustStore(rabbit.certs.ca);
+
+            String uri = PrivateRabbit.uri("127.0.0.1", "once-ops", SECRET);
+            Cli list = Cli.run("dlq", "list", queue, "--amqp-uri", uri);
+            assertThat(list.exitCode()).as(list.toString()).isZero();
+            assertThat(list.out()).contains("message id  ops-m1");
+            Cli move = Cli.run("dlq", "move", queue, "--all", "--amqp-uri", uri);
+            assertThat(move.exitCode()).as(move.toString()).isZero();
+            await().atMost(Duration.ofSeconds(10)).until(() -> channel.messageCount(queue) == 1);
+            assertThat(channel.messageCount(dlq)).isZero();
+            assertThat(list.out() + list.err() + move.out() + move.err()).doesNotContain(SECRET);
+            channel.queueDelete(queue);
+            channel.queueDelete(dlq);
+        }
+    }
+
     @Test
     void anUntrustedCertificateIsExitStatus3NamingTheCertificateProblem() throws Exception {
         trustStore(rabbit.certs.otherCa);
