@@ -56,6 +56,7 @@ class RabbitLeastPrivilegeTest {
         user("once-no-configure", "^payments$", WRITE, read("payments"));
         user("once-no-write", configure("refunds"), "^$", read("refunds"));
         user("once-no-read", configure("invoices"), WRITE, "^$");
+        user("once-no-read-work", configure("credits"), WRITE, "^credits\\.once\\.delay\\.[0-9]+$");
     }
 
     private static void user(String name, String configure, String write, String read) {
@@ -159,5 +160,23 @@ class RabbitLeastPrivilegeTest {
                             + " refused for user 'once-no-read'")
                     .hasMessageNotContaining(PASSWORD);
         }
+    }
+
+    @Test
+    void withoutReadOnTheWorkQueueConsumingIsRefusedNamingIt() throws Exception {
+        try (Connection app = OnceConsumer.connect(as("once-no-read-work"), "no-read-work")) {
+            assertThatThrownBy(() -> consumer(app, "credits", (d, ctx) -> { }).build().start())
+                    .isInstanceOf(OnceConsumer.StartupException.class)
+                    .hasMessageContaining("refused to consume from 'credits' (403 ACCESS_REFUSED - access to queue"
+                            + " 'credits' in vhost '/' refused for user 'once-no-read-work')")
+                    .hasMessageNotContaining(PASSWORD);
+        }
+    }
+
+    /** The permissions docs/security.md tells users to set are the ones these tests run with. */
+    @Test
+    void docsGiveThesePermissions() throws Exception {
+        String docs = Files.readString(Path.of("..", "docs", "security.md"));
+        assertThat(docs).contains("'" + configure("orders") + "' '" + WRITE + "' '" + read("orders") + "'");
     }
 }
