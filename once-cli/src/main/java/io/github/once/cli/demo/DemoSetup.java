@@ -96,12 +96,19 @@ final class DemoSetup implements AutoCloseable {
     }
 
     StatefulRedisConnection<String, String> redisConnection(RedisClient client, String uri) {
+        RedisURI parsed;
         try {
-            RedisURI parsed = RedisURI.create(uri);
-            parsed.setTimeout(Duration.ofSeconds(3));
+            parsed = RedisURI.create(uri);
+        } catch (RuntimeException e) {
+            // Not the URI itself in the message: it may hold a password.
+            throw CliException.usage("--redis-uri is not a usable Redis URI (" + e.getClass().getSimpleName() + ")");
+        }
+        parsed.setTimeout(Duration.ofSeconds(3));
+        try {
             return client.connect(parsed);
         } catch (RuntimeException e) {
-            throw CliException.unreachable("cannot reach Redis at " + uri + " (" + reason(e) + ")", e);
+            throw CliException.unreachable("cannot reach Redis at " + parsed.getHost() + ":" + parsed.getPort() + " ("
+                    + reason(e) + ")", e);
         }
     }
 
