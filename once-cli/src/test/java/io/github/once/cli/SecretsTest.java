@@ -34,6 +34,11 @@ class SecretsTest {
         }
         runs.add(Cli.run("dlq", "list", "no-such-queue", "--amqp-uri",
                 "amqp://guest:" + AMQP_SECRET + "@127.0.0.1:" + nothingThere));
+        // A URI the client cannot use, and the demo's Redis: once printed the URI itself.
+        runs.add(Cli.run("dlq", "list", "no-such-queue", "--amqp-uri",
+                "amqps://guest:" + AMQP_SECRET + "@127.0.0.1:" + nothingThere + "/%2F?heartbeat=x"));
+        runs.add(Cli.run("demo", "--redis-uri", "redis://:" + REDIS_SECRET + "@127.0.0.1:" + nothingThere));
+        runs.add(Cli.run("stats", "--redis-uri", "redis://:" + REDIS_SECRET + "@127.0.0.1:6379/not-a-number"));
         runs.add(Cli.run("dlq", "list", "no-such-queue", "--amqp-uri",
                 "amqp://guest:" + AMQP_SECRET + "@127.0.0.1:5672"));
 

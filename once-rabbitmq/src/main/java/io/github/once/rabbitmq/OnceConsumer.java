@@ -1,10 +1,12 @@
 package io.github.once.rabbitmq;
 
+import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
 import com.rabbitmq.client.Delivery;
 import com.rabbitmq.client.PossibleAuthenticationFailureException;
+import com.rabbitmq.client.ShutdownSignalException;
 
 import io.github.once.Idempotency;
 import io.github.once.IdempotencyKey;
@@ -23,6 +25,8 @@ import java.util.List;
 import java.util.Objects;
 import java.util.concurrent.TimeoutException;
 import java.util.function.Function;
+
+import javax.net.ssl.SSLException;
 
 import org.slf4j.Logger;
 import org.slf4j.LoggerFactory;
@@ -85,14 +89,19 @@ public final class OnceConsumer implements AutoCloseable {
      */
     public static Connection connect(ConnectionFactory factory, String clientName) {
         Objects.requireNonNull(factory, "factory");
-        String broker = "amqp://" + factory.getHost() + ":" + factory.getPort() + " (virtual host '"
-                + factory.getVirtualHost() + "')";
+        String broker = (factory.isSSL() ? "amqps://" : "amqp://") + factory.getHost() + ":" + factory.getPort()
+                + " (virtual host '" + factory.getVirtualHost() + "')";
         try {
             return factory.newConnection(clientName);
         } catch (PossibleAuthenticationFailureException e) {
             throw new StartupException("RabbitMQ at " + broker + " refused user '" + factory.getUsername() + "' ("
                     + e.getMessage() + "): check ConnectionFactory.setUsername/setPassword and the user's"
                     + " permissions on the virtual host", e);
+        } catch (SSLException e) {
+            throw new StartupException("TLS with RabbitMQ at " + broker + " failed: " + e.getMessage()
+                    + ". The broker's certificate must chain to a CA in the trust store of the SSLContext given to"
+                    + " ConnectionFactory.useSslProtocol, and name the host connected to (with"
+                    + " enableHostnameVerification); see docs/security.md", e);
         } catch (IOException e) {
             throw new StartupException("Cannot reach RabbitMQ at " + broker + ": " + e
                     + ". Check that RabbitMQ runs there, or set its address with ConnectionFactory.setHost and"
@@ -118,8 +127,9 @@ public final class OnceConsumer implements AutoCloseable {
      * and probes it with back-off. When a step fails, whatever the earlier ones began is stopped first (channels,
      * worker threads, the listeners on the connection) and the consumer is closed.
      *
-     * @throws StartupException when the connection is closed or the work queue does not exist (the message says
-     *                          what to declare or set)
+     * @throws StartupException when the connection is closed, the work queue does not exist, or the broker refuses
+     *                          to declare the topology or to consume (the message says what to declare, set or
+     *                          grant)
      * @throws io.github.once.StoreMisconfiguredException when the store is not set up (the message names the fix)
      */
     public synchronized OnceConsumer start() throws IOException {
@@ -160,11 +170,19 @@ public final class OnceConsumer implements AutoCloseable {
             // Kept open while consuming: automatic recovery re-declares recorded queues on the channel that
             // declared them, so a durable queue deleted during an outage comes back.
             topologyChannel = settings.connection().createChannel();
-            settings.config().topology().declare(topologyChannel, settings.queue(), settings.config().retry());
+            try {
+                settings.config().topology().declare(topologyChannel, settings.queue(), settings.config().retry());
+            } catch (IOException e) {
+                throw refused("declare the queues of '" + settings.queue() + "'", e);
+            }
         }
         for (int i = 0; i < settings.config().channels(); i++) {
             ConsumerWorker worker = new ConsumerWorker(settings, i, gate, listener);
-            worker.openNow();
+            try {
+                worker.openNow();
+            } catch (IOException e) {
+                throw refused("consume from '" + settings.queue() + "'", e);
+            }
             Thread thread = new Thread(worker, "once-consumer-" + settings.queue() + "-" + i);
             thread.setDaemon(true);
             workers.add(worker);
@@ -179,6 +197,20 @@ public final class OnceConsumer implements AutoCloseable {
     private static String describe(Object part) {
         String text = String.valueOf(part);
         return text.startsWith(part.getClass().getName() + "@") ? part.getClass().getSimpleName() : text;
+    }
+
+    /** A start-up step the broker refused, with its reply text (which names the queue or exchange and the user). */
+    private StartupException refused(String step, IOException e) {
+        String reply = e.getCause() instanceof ShutdownSignalException s && s.getReason() instanceof AMQP.Channel.Close c
+                ? c.getReplyCode() + " " + c.getReplyText()
+                : String.valueOf(e.getCause() != null ? e.getCause().getMessage() : e.getMessage());
+        String fix = reply.contains("ACCESS_REFUSED")
+                ? ": the user needs configure on the work queue and its .once.dlq and .once.delay.<ms> queues, write"
+                        + " on the exchange amq.default, and read on the work queue and its delay queues (the"
+                        + " permission regexes are in docs/security.md)"
+                : "";
+        return new StartupException("RabbitMQ at " + ConnectionWatch.describe(settings.connection()) + " refused to "
+                + step + " (" + reply + ")" + fix, e);
     }
 
     /** Declares the work queue passively on a channel of its own (a 404 closes the channel). */

@@ -3,6 +3,7 @@ package io.github.once.cli.demo;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
 
+import io.github.once.cli.AmqpUris;
 import io.github.once.cli.CliException;
 import io.github.once.cli.embedded.EmbeddedBroker;
 import io.lettuce.core.RedisClient;
@@ -59,37 +60,32 @@ final class DemoSetup implements AutoCloseable {
     }
 
     private void openBroker(String uri) {
-        amqp = new ConnectionFactory();
+        if (uri == null) {
+            EmbeddedBroker b = EmbeddedBroker.start();
+            resources.add(b);
+            embedded = true;
+            amqp = AmqpUris.factory(b.uri(), "the embedded broker");
+            broker = "the embedded broker (Apache Qpid Broker-J, in-process)";
+            notes.add(EmbeddedBroker.DIFFERENCES);
+        } else {
+            amqp = AmqpUris.factory(uri, "--amqp-uri");
+        }
         amqp.setAutomaticRecoveryEnabled(false);
         amqp.setTopologyRecoveryEnabled(false);
         amqp.setConnectionTimeout(5000);
         amqp.setHandshakeTimeout(5000);
         amqp.setRequestedHeartbeat(15);
-        if (uri == null) {
-            EmbeddedBroker b = EmbeddedBroker.start();
-            resources.add(b);
-            embedded = true;
-            setUri(b.uri(), "the embedded broker");
-            broker = "the embedded broker (Apache Qpid Broker-J, in-process)";
-            notes.add(EmbeddedBroker.DIFFERENCES);
+        if (embedded) {
             return;
         }
-        setUri(uri, "--amqp-uri");
         try (Connection c = amqp.newConnection("once-demo-probe")) {
             Map<String, Object> server = c.getServerProperties();
             broker = server.getOrDefault("product", "broker") + " " + server.getOrDefault("version", "") + " at "
                     + amqp.getHost() + ":" + amqp.getPort();
         } catch (Exception e) {
-            throw CliException.unreachable("cannot reach the broker at " + amqp.getHost() + ":" + amqp.getPort()
-                    + " (" + reason(e) + ")", e);
-        }
-    }
-
-    private void setUri(String uri, String what) {
-        try {
-            amqp.setUri(uri);
-        } catch (Exception e) {
-            throw CliException.usage(what + " is not a usable AMQP URI: " + reason(e));
+            String where = "the broker at " + amqp.getHost() + ":" + amqp.getPort();
+            String tls = AmqpUris.certificateProblem(e, where);
+            throw CliException.unreachable(tls != null ? tls : "cannot reach " + where + " (" + reason(e) + ")", e);
         }
     }
 
@@ -100,12 +96,19 @@ final class DemoSetup implements AutoCloseable {
     }
 
     StatefulRedisConnection<String, String> redisConnection(RedisClient client, String uri) {
+        RedisURI parsed;
         try {
-            RedisURI parsed = RedisURI.create(uri);
-            parsed.setTimeout(Duration.ofSeconds(3));
+            parsed = RedisURI.create(uri);
+        } catch (RuntimeException e) {
+            // Not the URI itself in the message: it may hold a password.
+            throw CliException.usage("--redis-uri is not a usable Redis URI (" + e.getClass().getSimpleName() + ")");
+        }
+        parsed.setTimeout(Duration.ofSeconds(3));
+        try {
             return client.connect(parsed);
         } catch (RuntimeException e) {
-            throw CliException.unreachable("cannot reach Redis at " + uri + " (" + reason(e) + ")", e);
+            throw CliException.unreachable("cannot reach Redis at " + parsed.getHost() + ":" + parsed.getPort() + " ("
+                    + reason(e) + ")", e);
         }
     }
 

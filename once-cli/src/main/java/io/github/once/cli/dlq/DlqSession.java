@@ -2,6 +2,7 @@ package io.github.once.cli.dlq;
 
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
+import io.github.once.cli.AmqpUris;
 import io.github.once.cli.CliException;
 import io.github.once.cli.ExitCodes;
 import io.github.once.rabbitmq.DeadLetterQueue;
@@ -27,12 +28,7 @@ final class DlqSession implements AutoCloseable {
     }
 
     static DlqSession open(String amqpUri, String workQueue) {
-        ConnectionFactory factory = new ConnectionFactory();
-        try {
-            factory.setUri(amqpUri);
-        } catch (Exception e) {
-            throw CliException.usage("--amqp-uri is not a usable AMQP URI: '" + amqpUri + "' (" + e.getMessage() + ")");
-        }
+        ConnectionFactory factory = AmqpUris.factory(amqpUri, "--amqp-uri");
         factory.setAutomaticRecoveryEnabled(false);
         factory.setConnectionTimeout(5_000);
         String where = "the broker at " + factory.getHost() + ":" + factory.getPort();
@@ -40,7 +36,8 @@ final class DlqSession implements AutoCloseable {
         try {
             connection = factory.newConnection("once-dlq");
         } catch (IOException | TimeoutException e) {
-            throw CliException.unreachable("cannot reach " + where + " (" + e.getMessage() + ")", e);
+            String tls = AmqpUris.certificateProblem(e, where);
+            throw CliException.unreachable(tls != null ? tls : "cannot reach " + where + " (" + e.getMessage() + ")", e);
         }
         try {
             return new DlqSession(connection, DeadLetterQueue.open(connection, workQueue), where);

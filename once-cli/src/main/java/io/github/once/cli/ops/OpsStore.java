@@ -48,7 +48,8 @@ final class OpsStore implements AutoCloseable {
         try {
             parsed = RedisURI.create(uri);
         } catch (RuntimeException e) {
-            throw CliException.usage("--redis-uri is not a usable Redis URI: '" + uri + "' (" + e.getMessage() + ")");
+            // Not the URI itself in the message: it may hold a password.
+            throw CliException.usage("--redis-uri is not a usable Redis URI (" + e.getClass().getSimpleName() + ")");
         }
         parsed.setTimeout(Duration.ofSeconds(3));
         String host = "Redis at " + parsed.getHost() + ":" + parsed.getPort();

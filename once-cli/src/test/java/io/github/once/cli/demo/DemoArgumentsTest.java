@@ -45,7 +45,7 @@ class DemoArgumentsTest {
         int port = Services.deadPort();
         Cli run = Cli.run("demo", "--redis-uri", "redis://127.0.0.1:" + port);
         assertThat(run.exitCode()).as(run.toString()).isEqualTo(ExitCodes.UNREACHABLE);
-        assertThat(run.err()).startsWith("once: cannot reach Redis at redis://127.0.0.1:" + port);
+        assertThat(run.err()).startsWith("once: cannot reach Redis at 127.0.0.1:" + port + " (");
     }
 
     @Test

@@ -135,7 +135,9 @@ public final class SqlErrors {
 
     private static String credentialsOrCatalogFix(String state) {
         if (state != null && state.startsWith("28")) {
-            return "the database refused the credentials: check the data source's user and password";
+            // 28000 is also PostgreSQL's answer when pg_hba.conf has no entry, e.g. a hostssl-only server.
+            return "the database refused the credentials: check the data source's user and password, and that the"
+                    + " connection uses TLS where the server requires it (PostgreSQL: sslmode in the URL)";
         }
         if (state != null && (state.startsWith("3D") || state.startsWith("3F"))) {
             return "the database or schema does not exist: check the data source's URL";

@@ -1,0 +1,215 @@
+package io.github.once.tls;
+
+import java.io.IOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.nio.file.StandardCopyOption;
+import java.security.SecureRandom;
+import java.sql.Connection;
+import java.sql.DriverManager;
+import java.sql.SQLException;
+import java.sql.Statement;
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.HexFormat;
+import java.util.List;
+import java.util.Properties;
+import java.util.concurrent.TimeUnit;
+import java.util.stream.Stream;
+
+/**
+ * A PostgreSQL server of its own that accepts TCP connections only over TLS ({@code hostssl} with a password), on
+ * {@value #PORT} of {@code 127.0.0.1} and of {@link TestCertificates#UNNAMED_HOST}, with the certificates the test
+ * made; database {@value #DATABASE}. Made with the Debian package's {@code initdb} and {@code pg_ctl} as the
+ * {@code postgres} user in a folder of its own; the machine's shared server is never touched. {@link #close()}
+ * stops it and deletes the folder, and a shutdown hook does so if the test JVM ends first. Shared with other
+ * modules' tests through this module's test jar.
+ */
+public final class TlsPostgres implements AutoCloseable {
+    /** Not 25811: that is the private TLS RabbitMQ node's distribution port, and tests run both at once. */
+    public static final int PORT = 25812;
+    public static final String DATABASE = "once";
+    public static final String ADMIN = "postgres";
+
+    public final TestCertificates certs;
+    private final Path dir;
+    private final Path bin;
+    /** Made fresh for each server; never printed. */
+    private final String adminPassword = HexFormat.of().formatHex(randomBytes(12));
+    private final Thread shutdownHook = new Thread(this::stop, "tls-postgres-stop");
+    private boolean stopped;
+
+    private TlsPostgres(TestCertificates certs, Path dir) {
+        this.certs = certs;
+        this.dir = dir;
+        this.bin = newestBin();
+    }
+
+    /** Makes, starts and checks the server (a verified TLS connection as the admin); fails loudly otherwise. */
+    public static TlsPostgres start(TestCertificates certs) throws IOException, SQLException {
+        requireFree(PORT);
+        TlsPostgres pg = new TlsPostgres(certs, Files.createTempDirectory("once-tls-postgres"));
+        Runtime.getRuntime().addShutdownHook(pg.shutdownHook);
+        try {
+            pg.initAndStart();
+        } catch (IOException | SQLException | RuntimeException e) {
+            pg.close();
+            throw e;
+        }
+        return pg;
+    }
+
+    private void initAndStart() throws IOException, SQLException {
+        Path pwfile = dir.resolve("pwfile");
+        Files.writeString(pwfile, adminPassword + "\n", StandardCharsets.US_ASCII);
+        run(List.of("chown", "-R", "postgres:postgres", dir.toString()));
+        Path data = dir.resolve("data");
+        run(asPostgres(bin.resolve("initdb").toString(), "-D", data.toString(), "-U", ADMIN, "--pwfile",
+                pwfile.toString(), "--auth-local=trust", "--auth-host=scram-sha-256", "--no-sync", "-E", "UTF8"));
+        Files.delete(pwfile);
+        // Over TCP only TLS, with a password: a client that does not ask for TLS finds no pg_hba entry.
+        Files.writeString(data.resolve("pg_hba.conf"), String.join("\n",
+                "local all all trust",
+                "hostssl all all 127.0.0.1/32 scram-sha-256",
+                "hostssl all all " + TestCertificates.UNNAMED_HOST + "/32 scram-sha-256", ""));
+        Files.copy(certs.serverCert, data.resolve("server.crt"), StandardCopyOption.REPLACE_EXISTING);
+        Files.copy(certs.serverKey, data.resolve("server.key"), StandardCopyOption.REPLACE_EXISTING);
+        run(List.of("chown", "postgres:postgres", data.resolve("server.crt").toString(),
+                data.resolve("server.key").toString(), data.resolve("pg_hba.conf").toString()));
+        run(List.of("chmod", "600", data.resolve("server.key").toString()));
+        run(asPostgres(bin.resolve("pg_ctl").toString(), "-D", data.toString(), "-l", dir.resolve("server.log").toString(),
+                "-w", "-t", "60", "-o", "-p " + PORT + " -k " + dir + " -c listen_addresses=127.0.0.1,"
+                        + TestCertificates.UNNAMED_HOST + " -c ssl=on -c fsync=off", "start"));
+        try (Connection c = admin("postgres"); Statement st = c.createStatement()) {
+            st.execute("CREATE DATABASE " + DATABASE);
+        }
+    }
+
+    /**
+     * The JDBC URL to {@code host} with the server's certificate checked against {@code rootCert}
+     * ({@code sslmode=verify-full}: the chain and the host name).
+     */
+    public String url(String host, Path rootCert) {
+        return "jdbc:postgresql://" + host + ":" + PORT + "/" + DATABASE + "?sslmode=verify-full&sslrootcert="
+                + rootCert;
+    }
+
+    /** A verified connection as the admin to {@code database}. */
+    public Connection admin(String database) throws SQLException {
+        Properties p = new Properties();
+        p.setProperty("user", ADMIN);
+        p.setProperty("password", adminPassword);
+        return DriverManager.getConnection(url("127.0.0.1", certs.ca).replace("/" + DATABASE + "?", "/" + database
+                + "?"), p);
+    }
+
+    /** Runs statements as the admin in {@value #DATABASE}. */
+    public void asAdmin(String... statements) throws SQLException {
+        try (Connection c = admin(DATABASE); Statement st = c.createStatement()) {
+            for (String sql : statements) {
+                st.execute(sql);
+            }
+        }
+    }
+
+    @Override
+    public void close() {
+        stop();
+        try {
+            Runtime.getRuntime().removeShutdownHook(shutdownHook);
+        } catch (IllegalStateException e) {
+            // the JVM is already shutting down, and the hook runs stop() itself
+        }
+    }
+
+    private synchronized void stop() {
+        if (stopped) {
+            return;
+        }
+        stopped = true;
+        try {
+            if (Files.exists(dir.resolve("data").resolve("postmaster.pid"))) {
+                run(asPostgres(bin.resolve("pg_ctl").toString(), "-D", dir.resolve("data").toString(), "-m",
+                        "immediate", "-w", "-t", "30", "stop"));
+            }
+        } catch (RuntimeException e) {
+            System.err.println("could not stop the private PostgreSQL on port " + PORT + ": " + e.getMessage());
+        } finally {
+            try {
+                run(List.of("rm", "-rf", dir.toString()));
+            } catch (RuntimeException e) {
+                System.err.println("could not delete " + dir + ": " + e.getMessage());
+            }
+        }
+    }
+
+    private static byte[] randomBytes(int n) {
+        byte[] b = new byte[n];
+        new SecureRandom().nextBytes(b);
+        return b;
+    }
+
+    private static Path newestBin() {
+        try (Stream<Path> versions = Files.list(Path.of("/usr/lib/postgresql"))) {
+            return versions.map(v -> v.resolve("bin"))
+                    .filter(b -> Files.isExecutable(b.resolve("pg_ctl")))
+                    .max(Comparator.comparingInt(b -> Integer.parseInt(b.getParent().getFileName().toString())))
+                    .orElseThrow(() -> new IllegalStateException("no PostgreSQL under /usr/lib/postgresql"));
+        } catch (IOException e) {
+            throw new IllegalStateException("no PostgreSQL under /usr/lib/postgresql", e);
+        }
+    }
+
+    private static void requireFree(int port) {
+        try (ServerSocket s = new ServerSocket()) {
+            s.bind(new InetSocketAddress("127.0.0.1", port));
+        } catch (IOException e) {
+            throw new IllegalStateException("port " + port + " on 127.0.0.1 is taken (a private PostgreSQL left"
+                    + " running?): " + e.getMessage(), e);
+        }
+    }
+
+    private static List<String> asPostgres(String... command) {
+        List<String> full = new ArrayList<>(List.of("runuser", "-u", "postgres", "--"));
+        full.addAll(List.of(command));
+        return full;
+    }
+
+    private String run(List<String> command) {
+        try {
+            Path out = Files.createTempFile("once-tls-pg-cmd", ".txt");
+            try {
+                Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(out.toFile()).start();
+                if (!p.waitFor(120, TimeUnit.SECONDS)) {
+                    p.destroyForcibly();
+                    throw new IllegalStateException("timed out: " + String.join(" ", command));
+                }
+                String output = Files.readString(out);
+                if (p.exitValue() != 0) {
+                    throw new IllegalStateException("failed (" + p.exitValue() + "): " + String.join(" ", command)
+                            + "\n" + output + logTail());
+                }
+                return output;
+            } finally {
+                Files.deleteIfExists(out);
+            }
+        } catch (IOException e) {
+            throw new IllegalStateException("cannot run " + String.join(" ", command), e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted: " + String.join(" ", command), e);
+        }
+    }
+
+    private String logTail() {
+        try {
+            List<String> lines = Files.readAllLines(dir.resolve("server.log"));
+            return "\nserver.log ends:\n" + String.join("\n", lines.subList(Math.max(0, lines.size() - 15), lines.size()));
+        } catch (IOException e) {
+            return "";
+        }
+    }
+}
