@@ -72,7 +72,9 @@ class StartupChecksTest {
                 OnceConsumer consumer = consumer(Idempotency.builder(store).build())
                         .handler((d, ctx) -> effects.incrementAndGet())
                         .topology(Topology.declareAll(Topology.QueueType.CLASSIC)).listener(listener)
-                        .storeBackoff(Duration.ofMillis(100), Duration.ofMillis(400)).build().start();
+                        // The first back-off is the window in which it must take nothing: long enough that no
+                        // stall between start() and the check below outlasts it (100 ms did, on a loaded machine).
+                        .storeBackoff(Duration.ofSeconds(5), Duration.ofSeconds(5)).build().start();
                 try {
                     assertThat(consumer.state()).isEqualTo(OnceConsumer.State.PAUSED);
                     assertThat(consumerCount(rabbit.queue)).as("no delivery taken while paused").isZero();
