@@ -26,9 +26,11 @@ import org.springframework.amqp.core.Message;
 import org.springframework.amqp.rabbit.annotation.Queue;
 import org.springframework.amqp.rabbit.annotation.RabbitListener;
 import org.springframework.amqp.rabbit.core.RabbitTemplate;
+import org.springframework.amqp.rabbit.listener.AsyncConsumerRestartedEvent;
 import org.springframework.beans.factory.annotation.Autowired;
 import org.springframework.boot.autoconfigure.EnableAutoConfiguration;
 import org.springframework.boot.test.context.SpringBootTest;
+import org.springframework.context.ApplicationListener;
 import org.springframework.context.annotation.Bean;
 import org.springframework.context.annotation.Configuration;
 import org.slf4j.LoggerFactory;
@@ -63,6 +65,8 @@ class TransactionalListenerTest {
     static final String QUEUE = Scenarios.queueName("tx");
     static final String TABLE = "once_spring_" + UUID.randomUUID().toString().substring(0, 8);
     static final ListAppender<ILoggingEvent> LINES = new ListAppender<>();
+    /** Consumers the container ended and started again (an exception left its listener call unwrapped). */
+    static final AtomicInteger RESTARTS = new AtomicInteger();
 
     @DynamicPropertySource
     static void names(DynamicPropertyRegistry r) {
@@ -82,6 +86,11 @@ class TransactionalListenerTest {
             LINES.start();
             logger.addAppender(LINES);
             return LINES;
+        }
+
+        @Bean
+        ApplicationListener<AsyncConsumerRestartedEvent> restarts() {
+            return event -> RESTARTS.incrementAndGet();
         }
 
         @Bean
@@ -187,6 +196,9 @@ class TransactionalListenerTest {
         // failed too: not a store that refuses the work (ERROR).
         List<ILoggingEvent> pauses = List.copyOf(LINES.list).stream()
                 .filter(e -> e.getFormattedMessage().startsWith("Consumption paused")).toList();
+        // The message went back as the container's own failure: its consumer carried on until the pause stopped
+        // it, and was not ended and restarted beside the pause's stop and start.
+        assertThat(RESTARTS.get()).as("consumers the container restarted").isZero();
         assertThat(pauses).isNotEmpty().allSatisfy(e -> {
             assertThat(e.getLevel()).isEqualTo(Level.WARN);
             assertThat(e.getFormattedMessage()).contains("cannot be reached");
