@@ -7,12 +7,9 @@ import io.github.once.ResultCodec;
 import io.github.once.StoreMisconfiguredException;
 import io.github.once.spi.ClaimRequest;
 import io.github.once.testkit.StoreCalls;
-import io.github.once.tls.TestCertificates;
 import io.github.once.tls.TlsPostgres;
 
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Statement;
@@ -35,13 +32,11 @@ class JdbcLeastPrivilegeTest {
     private static final String PASSWORD = "least-pg-s3cret-c3d9";
     private static final String GRANT = "grant it SELECT, INSERT, UPDATE and DELETE on the record table";
 
-    private static Path dir;
     private static TlsPostgres pg;
 
     @BeforeAll
     static void startServer() throws Exception {
-        dir = Files.createTempDirectory("once-jdbc-least");
-        pg = TlsPostgres.start(TestCertificates.make(dir.resolve("certs")));
+        pg = TlsPostgres.start();
         pg.asAdmin(JdbcIdempotencyStore.schemaScript(JdbcDialect.POSTGRESQL, JdbcIdempotencyStore.DEFAULT_TABLE));
         role("once_app", "SELECT, INSERT, UPDATE, DELETE");
         role("once_no_update", "SELECT, INSERT, DELETE");
@@ -57,13 +52,9 @@ class JdbcLeastPrivilegeTest {
     }
 
     @AfterAll
-    static void stopServer() throws Exception {
-        try {
-            if (pg != null) {
-                pg.close();
-            }
-        } finally {
-            new ProcessBuilder("rm", "-rf", dir.toString()).start().waitFor();
+    static void stopServer() {
+        if (pg != null) {
+            pg.close();
         }
     }
 

@@ -11,8 +11,6 @@ import io.github.once.tls.TestCertificates;
 import io.github.once.tls.TlsPostgres;
 
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
-import java.nio.file.Path;
 import java.time.Duration;
 
 import org.junit.jupiter.api.AfterAll;
@@ -33,26 +31,18 @@ class JdbcTlsTest {
     private static final String USER = "once_tls";
     private static final String PASSWORD = "pg-tls-s3cret-6a1f";
 
-    private static Path dir;
     private static TlsPostgres pg;
 
     @BeforeAll
     static void startServer() throws Exception {
-        dir = Files.createTempDirectory("once-jdbc-tls");
-        pg = TlsPostgres.start(TestCertificates.make(dir.resolve("certs")));
-        pg.asAdmin("CREATE ROLE " + USER + " LOGIN PASSWORD '" + PASSWORD + "'",
-                JdbcIdempotencyStore.schemaScript(JdbcDialect.POSTGRESQL, JdbcIdempotencyStore.DEFAULT_TABLE),
-                "GRANT SELECT, INSERT, UPDATE, DELETE ON once_record TO " + USER);
+        pg = TlsPostgres.start();
+        pg.recordTableUser(USER, PASSWORD);
     }
 
     @AfterAll
-    static void stopServer() throws Exception {
-        try {
-            if (pg != null) {
-                pg.close();
-            }
-        } finally {
-            new ProcessBuilder("rm", "-rf", dir.toString()).start().waitFor();
+    static void stopServer() {
+        if (pg != null) {
+            pg.close();
         }
     }
 

@@ -1,5 +1,8 @@
 package io.github.once.tls;
 
+import io.github.once.jdbc.JdbcDialect;
+import io.github.once.jdbc.JdbcIdempotencyStore;
+
 import java.io.IOException;
 import java.net.InetSocketAddress;
 import java.net.ServerSocket;
@@ -48,10 +51,20 @@ public final class TlsPostgres implements AutoCloseable {
         this.bin = newestBin();
     }
 
+    /** A server with certificates of its own, made in its folder (deleted with it). */
+    public static TlsPostgres start() throws IOException, SQLException {
+        Path dir = Files.createTempDirectory("once-tls-postgres");
+        return start(TestCertificates.make(dir.resolve("certs")), dir);
+    }
+
     /** Makes, starts and checks the server (a verified TLS connection as the admin); fails loudly otherwise. */
     public static TlsPostgres start(TestCertificates certs) throws IOException, SQLException {
+        return start(certs, Files.createTempDirectory("once-tls-postgres"));
+    }
+
+    private static TlsPostgres start(TestCertificates certs, Path dir) throws IOException, SQLException {
         requireFree(PORT);
-        TlsPostgres pg = new TlsPostgres(certs, Files.createTempDirectory("once-tls-postgres"));
+        TlsPostgres pg = new TlsPostgres(certs, dir);
         Runtime.getRuntime().addShutdownHook(pg.shutdownHook);
         try {
             pg.initAndStart();
@@ -113,6 +126,13 @@ public final class TlsPostgres implements AutoCloseable {
                 st.execute(sql);
             }
         }
+    }
+
+    /** The record table, made by its owner, and a login role with exactly the four rights on it Once needs. */
+    public void recordTableUser(String user, String password) throws SQLException {
+        asAdmin("CREATE ROLE " + user + " LOGIN PASSWORD '" + password + "'",
+                JdbcIdempotencyStore.schemaScript(JdbcDialect.POSTGRESQL, JdbcIdempotencyStore.DEFAULT_TABLE),
+                "GRANT SELECT, INSERT, UPDATE, DELETE ON once_record TO " + user);
     }
 
     @Override

@@ -50,11 +50,20 @@ public final class PrivateRabbit implements AutoCloseable {
         this.server = server;
     }
 
+    /** A node with certificates of its own, made in its folder (deleted with it). */
+    public static PrivateRabbit start() throws IOException {
+        Path dir = Files.createTempDirectory("once-tls-rabbit");
+        return start(TestCertificates.make(dir.resolve("certs")), dir);
+    }
+
     /** Boots the node and returns once it accepts a verified TLS connection; fails loudly if it cannot start. */
     public static PrivateRabbit start(TestCertificates certs) throws IOException {
+        return start(certs, Files.createTempDirectory("once-tls-rabbit"));
+    }
+
+    private static PrivateRabbit start(TestCertificates certs, Path dir) throws IOException {
         requireFree(PORT);
         requireFree(DIST_PORT);
-        Path dir = Files.createTempDirectory("once-tls-rabbit");
         for (Path p : List.of(certs.ca, certs.serverCert, certs.serverKey)) {
             Files.copy(p, dir.resolve(p.getFileName()), StandardCopyOption.REPLACE_EXISTING);
         }

@@ -12,7 +12,6 @@ import io.github.once.rabbitmq.Topology;
 import io.github.once.rabbitnode.PrivateRabbit;
 import io.github.once.tls.TestCertificates;
 import java.nio.charset.StandardCharsets;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
 import java.util.LinkedHashMap;
@@ -34,24 +33,18 @@ class AmqpsCliTest {
     private static final String[] TRUST_PROPERTIES = {
         "javax.net.ssl.trustStore", "javax.net.ssl.trustStorePassword", "javax.net.ssl.trustStoreType"};
 
-    private static Path dir;
     private static PrivateRabbit rabbit;
     private final Map<String, String> saved = new LinkedHashMap<>();
 
     @BeforeAll
     static void startNode() throws Exception {
-        dir = Files.createTempDirectory("once-cli-tls");
-        rabbit = PrivateRabbit.start(TestCertificates.make(dir.resolve("certs")));
+        rabbit = PrivateRabbit.start();
     }
 
     @AfterAll
-    static void stopNode() throws Exception {
-        try {
-            if (rabbit != null) {
-                rabbit.close();
-            }
-        } finally {
-            new ProcessBuilder("rm", "-rf", dir.toString()).start().waitFor();
+    static void stopNode() {
+        if (rabbit != null) {
+            rabbit.close();
         }
     }
 

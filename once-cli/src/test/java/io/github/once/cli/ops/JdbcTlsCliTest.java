@@ -8,11 +8,9 @@ import io.github.once.ResultCodec;
 import io.github.once.cli.Cli;
 import io.github.once.cli.ExitCodes;
 import io.github.once.cli.UrlDataSource;
-import io.github.once.jdbc.JdbcDialect;
 import io.github.once.jdbc.JdbcIdempotencyStore;
 import io.github.once.tls.TestCertificates;
 import io.github.once.tls.TlsPostgres;
-import java.nio.file.Files;
 import java.nio.file.Path;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
@@ -27,26 +25,18 @@ class JdbcTlsCliTest {
     private static final String USER = "once_cli";
     private static final String PASSWORD = "cli-pg-s3cret-0e5b";
 
-    private static Path dir;
     private static TlsPostgres pg;
 
     @BeforeAll
     static void startServer() throws Exception {
-        dir = Files.createTempDirectory("once-cli-pg-tls");
-        pg = TlsPostgres.start(TestCertificates.make(dir.resolve("certs")));
-        pg.asAdmin("CREATE ROLE " + USER + " LOGIN PASSWORD '" + PASSWORD + "'",
-                JdbcIdempotencyStore.schemaScript(JdbcDialect.POSTGRESQL, JdbcIdempotencyStore.DEFAULT_TABLE),
-                "GRANT SELECT, INSERT, UPDATE, DELETE ON once_record TO " + USER);
+        pg = TlsPostgres.start();
+        pg.recordTableUser(USER, PASSWORD);
     }
 
     @AfterAll
-    static void stopServer() throws Exception {
-        try {
-            if (pg != null) {
-                pg.close();
-            }
-        } finally {
-            new ProcessBuilder("rm", "-rf", dir.toString()).start().waitFor();
+    static void stopServer() {
+        if (pg != null) {
+            pg.close();
         }
     }
 
