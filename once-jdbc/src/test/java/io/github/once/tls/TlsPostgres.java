@@ -4,8 +4,6 @@ import io.github.once.jdbc.JdbcDialect;
 import io.github.once.jdbc.JdbcIdempotencyStore;
 
 import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -20,7 +18,6 @@ import java.util.Comparator;
 import java.util.HexFormat;
 import java.util.List;
 import java.util.Properties;
-import java.util.concurrent.TimeUnit;
 import java.util.stream.Stream;
 
 /**
@@ -31,23 +28,20 @@ import java.util.stream.Stream;
  * stops it and deletes the folder, and a shutdown hook does so if the test JVM ends first. Shared with other
  * modules' tests through this module's test jar.
  */
-public final class TlsPostgres implements AutoCloseable {
+public final class TlsPostgres extends PrivateServer {
     /** Not 25811: that is the private TLS RabbitMQ node's distribution port, and tests run both at once. */
     public static final int PORT = 25812;
     public static final String DATABASE = "once";
     public static final String ADMIN = "postgres";
 
     public final TestCertificates certs;
-    private final Path dir;
     private final Path bin;
     /** Made fresh for each server; never printed. */
     private final String adminPassword = HexFormat.of().formatHex(randomBytes(12));
-    private final Thread shutdownHook = new Thread(this::stop, "tls-postgres-stop");
-    private boolean stopped;
 
     private TlsPostgres(TestCertificates certs, Path dir) {
+        super(dir);
         this.certs = certs;
-        this.dir = dir;
         this.bin = newestBin();
     }
 
@@ -63,9 +57,8 @@ public final class TlsPostgres implements AutoCloseable {
     }
 
     private static TlsPostgres start(TestCertificates certs, Path dir) throws IOException, SQLException {
-        requireFree(PORT);
+        requireFree(PORT, "a private PostgreSQL left running?");
         TlsPostgres pg = new TlsPostgres(certs, dir);
-        Runtime.getRuntime().addShutdownHook(pg.shutdownHook);
         try {
             pg.initAndStart();
         } catch (IOException | SQLException | RuntimeException e) {
@@ -78,9 +71,9 @@ public final class TlsPostgres implements AutoCloseable {
     private void initAndStart() throws IOException, SQLException {
         Path pwfile = dir.resolve("pwfile");
         Files.writeString(pwfile, adminPassword + "\n", StandardCharsets.US_ASCII);
-        run(List.of("chown", "-R", "postgres:postgres", dir.toString()));
+        runLogged(List.of("chown", "-R", "postgres:postgres", dir.toString()));
         Path data = dir.resolve("data");
-        run(asPostgres(bin.resolve("initdb").toString(), "-D", data.toString(), "-U", ADMIN, "--pwfile",
+        runLogged(asPostgres(bin.resolve("initdb").toString(), "-D", data.toString(), "-U", ADMIN, "--pwfile",
                 pwfile.toString(), "--auth-local=trust", "--auth-host=scram-sha-256", "--no-sync", "-E", "UTF8"));
         Files.delete(pwfile);
         // Over TCP only TLS, with a password: a client that does not ask for TLS finds no pg_hba entry.
@@ -90,10 +83,10 @@ public final class TlsPostgres implements AutoCloseable {
                 "hostssl all all " + TestCertificates.UNNAMED_HOST + "/32 scram-sha-256", ""));
         Files.copy(certs.serverCert, data.resolve("server.crt"), StandardCopyOption.REPLACE_EXISTING);
         Files.copy(certs.serverKey, data.resolve("server.key"), StandardCopyOption.REPLACE_EXISTING);
-        run(List.of("chown", "postgres:postgres", data.resolve("server.crt").toString(),
+        runLogged(List.of("chown", "postgres:postgres", data.resolve("server.crt").toString(),
                 data.resolve("server.key").toString(), data.resolve("pg_hba.conf").toString()));
-        run(List.of("chmod", "600", data.resolve("server.key").toString()));
-        run(asPostgres(bin.resolve("pg_ctl").toString(), "-D", data.toString(), "-l", dir.resolve("server.log").toString(),
+        runLogged(List.of("chmod", "600", data.resolve("server.key").toString()));
+        runLogged(asPostgres(bin.resolve("pg_ctl").toString(), "-D", data.toString(), "-l", dir.resolve("server.log").toString(),
                 "-w", "-t", "60", "-o", "-p " + PORT + " -k " + dir + " -c listen_addresses=127.0.0.1,"
                         + TestCertificates.UNNAMED_HOST + " -c ssl=on -c fsync=off", "start"));
         try (Connection c = admin("postgres"); Statement st = c.createStatement()) {
@@ -136,33 +129,10 @@ public final class TlsPostgres implements AutoCloseable {
     }
 
     @Override
-    public void close() {
-        stop();
-        try {
-            Runtime.getRuntime().removeShutdownHook(shutdownHook);
-        } catch (IllegalStateException e) {
-            // the JVM is already shutting down, and the hook runs stop() itself
-        }
-    }
-
-    private synchronized void stop() {
-        if (stopped) {
-            return;
-        }
-        stopped = true;
-        try {
-            if (Files.exists(dir.resolve("data").resolve("postmaster.pid"))) {
-                run(asPostgres(bin.resolve("pg_ctl").toString(), "-D", dir.resolve("data").toString(), "-m",
-                        "immediate", "-w", "-t", "30", "stop"));
-            }
-        } catch (RuntimeException e) {
-            System.err.println("could not stop the private PostgreSQL on port " + PORT + ": " + e.getMessage());
-        } finally {
-            try {
-                run(List.of("rm", "-rf", dir.toString()));
-            } catch (RuntimeException e) {
-                System.err.println("could not delete " + dir + ": " + e.getMessage());
-            }
+    protected void stopServer() {
+        if (Files.exists(dir.resolve("data").resolve("postmaster.pid"))) {
+            runLogged(asPostgres(bin.resolve("pg_ctl").toString(), "-D", dir.resolve("data").toString(), "-m",
+                    "immediate", "-w", "-t", "30", "stop"));
         }
     }
 
@@ -183,45 +153,14 @@ public final class TlsPostgres implements AutoCloseable {
         }
     }
 
-    private static void requireFree(int port) {
-        try (ServerSocket s = new ServerSocket()) {
-            s.bind(new InetSocketAddress("127.0.0.1", port));
-        } catch (IOException e) {
-            throw new IllegalStateException("port " + port + " on 127.0.0.1 is taken (a private PostgreSQL left"
-                    + " running?): " + e.getMessage(), e);
-        }
-    }
-
     private static List<String> asPostgres(String... command) {
         List<String> full = new ArrayList<>(List.of("runuser", "-u", "postgres", "--"));
         full.addAll(List.of(command));
         return full;
     }
 
-    private String run(List<String> command) {
-        try {
-            Path out = Files.createTempFile("once-tls-pg-cmd", ".txt");
-            try {
-                Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(out.toFile()).start();
-                if (!p.waitFor(120, TimeUnit.SECONDS)) {
-                    p.destroyForcibly();
-                    throw new IllegalStateException("timed out: " + String.join(" ", command));
-                }
-                String output = Files.readString(out);
-                if (p.exitValue() != 0) {
-                    throw new IllegalStateException("failed (" + p.exitValue() + "): " + String.join(" ", command)
-                            + "\n" + output + logTail());
-                }
-                return output;
-            } finally {
-                Files.deleteIfExists(out);
-            }
-        } catch (IOException e) {
-            throw new IllegalStateException("cannot run " + String.join(" ", command), e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted: " + String.join(" ", command), e);
-        }
+    private String runLogged(List<String> command) {
+        return run(command, this::logTail);
     }
 
     private String logTail() {

@@ -3,11 +3,10 @@ package io.github.once.rabbitnode;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
 
+import io.github.once.tls.PrivateServer;
 import io.github.once.tls.TestCertificates;
 
 import java.io.IOException;
-import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
@@ -30,7 +29,7 @@ import static org.awaitility.Awaitility.await;
  * the machine's shared node is never touched. {@link #close()} stops it and deletes the folder, and a shutdown hook
  * does so if the test JVM ends first. Shared with other modules' tests through this module's test jar.
  */
-public final class PrivateRabbit implements AutoCloseable {
+public final class PrivateRabbit extends PrivateServer {
     public static final int PORT = 5811;
     public static final int DIST_PORT = 25811;
     public static final String NODE = "once-tls@localhost";
@@ -39,14 +38,11 @@ public final class PrivateRabbit implements AutoCloseable {
     private static final String RABBIT_HOME = "/var/lib/rabbitmq";
 
     public final TestCertificates certs;
-    private final Path dir;
     private final Process server;
-    private final Thread shutdownHook = new Thread(this::stop, "private-rabbit-stop");
-    private boolean stopped;
 
     private PrivateRabbit(TestCertificates certs, Path dir, Process server) {
+        super(dir);
         this.certs = certs;
-        this.dir = dir;
         this.server = server;
     }
 
@@ -62,8 +58,9 @@ public final class PrivateRabbit implements AutoCloseable {
     }
 
     private static PrivateRabbit start(TestCertificates certs, Path dir) throws IOException {
-        requireFree(PORT);
-        requireFree(DIST_PORT);
+        String leftRunning = "a private node left running? `rabbitmqctl -n " + NODE + " stop`";
+        requireFree(PORT, leftRunning);
+        requireFree(DIST_PORT, leftRunning);
         for (Path p : List.of(certs.ca, certs.serverCert, certs.serverKey)) {
             Files.copy(p, dir.resolve(p.getFileName()), StandardCopyOption.REPLACE_EXISTING);
         }
@@ -103,7 +100,6 @@ public final class PrivateRabbit implements AutoCloseable {
                 .redirectOutput(dir.resolve("server.out").toFile())
                 .start();
         PrivateRabbit rabbit = new PrivateRabbit(certs, dir, server);
-        Runtime.getRuntime().addShutdownHook(rabbit.shutdownHook);
         try {
             SSLContext trusted = TestCertificates.trusting(certs.ca);
             await("the private TLS node " + NODE + " accepting a verified connection").atMost(Duration.ofMinutes(2))
@@ -149,22 +145,9 @@ public final class PrivateRabbit implements AutoCloseable {
         return run(asRabbit(Map.of("HOME", RABBIT_HOME), command));
     }
 
+    /** rabbitmqctl stop, then SIGKILL to whatever of the node is left. */
     @Override
-    public void close() {
-        stop();
-        try {
-            Runtime.getRuntime().removeShutdownHook(shutdownHook);
-        } catch (IllegalStateException e) {
-            // the JVM is already shutting down, and the hook runs stop() itself
-        }
-    }
-
-    /** rabbitmqctl stop, then SIGKILL to whatever of the node is left; then its folder goes. */
-    private synchronized void stop() {
-        if (stopped) {
-            return;
-        }
-        stopped = true;
+    protected void stopServer() {
         try {
             ctl("stop");
         } catch (RuntimeException e) {
@@ -178,11 +161,6 @@ public final class PrivateRabbit implements AutoCloseable {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
-        try {
-            run(List.of("rm", "-rf", dir.toString()));
-        } catch (RuntimeException e) {
-            System.err.println("could not delete " + dir + ": " + e.getMessage());
-        }
     }
 
     private Optional<Long> vmPid() {
@@ -194,45 +172,10 @@ public final class PrivateRabbit implements AutoCloseable {
         }
     }
 
-    private static void requireFree(int port) {
-        try (ServerSocket s = new ServerSocket()) {
-            s.bind(new InetSocketAddress("127.0.0.1", port));
-        } catch (IOException e) {
-            throw new IllegalStateException("port " + port + " on 127.0.0.1 is taken (a private node left running?"
-                    + " `rabbitmqctl -n " + NODE + " stop`): " + e.getMessage(), e);
-        }
-    }
-
     private static List<String> asRabbit(Map<String, String> env, List<String> command) {
         List<String> full = new ArrayList<>(List.of("runuser", "-u", "rabbitmq", "--", "env"));
         env.forEach((k, v) -> full.add(k + "=" + v));
         full.addAll(command);
         return full;
-    }
-
-    private static String run(List<String> command) {
-        try {
-            Path out = Files.createTempFile("once-tls-cmd", ".txt");
-            try {
-                Process p = new ProcessBuilder(command).redirectErrorStream(true).redirectOutput(out.toFile()).start();
-                if (!p.waitFor(120, TimeUnit.SECONDS)) {
-                    p.destroyForcibly();
-                    throw new IllegalStateException("timed out: " + String.join(" ", command));
-                }
-                String output = Files.readString(out);
-                if (p.exitValue() != 0) {
-                    throw new IllegalStateException("failed (" + p.exitValue() + "): " + String.join(" ", command)
-                            + "\n" + output);
-                }
-                return output;
-            } finally {
-                Files.deleteIfExists(out);
-            }
-        } catch (IOException e) {
-            throw new IllegalStateException("cannot run " + String.join(" ", command), e);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            throw new IllegalStateException("interrupted: " + String.join(" ", command), e);
-        }
     }
 }
