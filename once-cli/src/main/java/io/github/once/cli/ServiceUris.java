@@ -2,9 +2,12 @@ package io.github.once.cli;
 
 import com.rabbitmq.client.ConnectionFactory;
 
+import io.lettuce.core.RedisURI;
+
 import java.security.GeneralSecurityException;
 import java.security.KeyStore;
 import java.security.cert.CertificateException;
+import java.time.Duration;
 
 import javax.net.ssl.SSLContext;
 import javax.net.ssl.SSLException;
@@ -12,18 +15,17 @@ import javax.net.ssl.SSLHandshakeException;
 import javax.net.ssl.TrustManagerFactory;
 
 /**
- * Connection factories for {@code --amqp-uri}. An {@code amqps://} URI gets TLS that checks the broker's
- * certificate against the JVM's trust store ({@code -Djavax.net.ssl.trustStore=...} in {@code JAVA_OPTS} when
- * set, else the JDK's {@code cacerts}) and checks that the certificate names the host in the URI.
+ * The CLI's {@code --amqp-uri} and {@code --redis-uri} made into clients' settings; an error names the option,
+ * never the URI, which may hold a password. An {@code amqps://} URI gets TLS that checks the broker's certificate
+ * against the JVM's trust store ({@code -Djavax.net.ssl.trustStore=...} in {@code JAVA_OPTS} when set, else the
+ * JDK's {@code cacerts}) and checks that the certificate names the host in the URI.
  */
-public final class AmqpUris {
-    private AmqpUris() {
+public final class ServiceUris {
+    private ServiceUris() {
     }
 
-    /**
-     * A factory for {@code uri}, or a usage error naming {@code option} (never the URI, which may hold a password).
-     */
-    public static ConnectionFactory factory(String uri, String option) {
+    /** A connection factory for {@code uri}, or a usage error naming {@code option}. */
+    public static ConnectionFactory amqp(String uri, String option) {
         ConnectionFactory factory = new ConnectionFactory();
         try {
             factory.setUri(uri);
@@ -55,11 +57,29 @@ public final class AmqpUris {
         }
     }
 
+    /** {@code --redis-uri} with the CLI's 3 s timeout, or a usage error. */
+    public static RedisURI redis(String uri) {
+        RedisURI parsed;
+        try {
+            parsed = RedisURI.create(uri);
+        } catch (RuntimeException e) {
+            throw CliException.usage("--redis-uri is not a usable Redis URI (" + e.getClass().getSimpleName() + ")");
+        }
+        parsed.setTimeout(Duration.ofSeconds(3));
+        return parsed;
+    }
+
     /**
-     * Why a connection to {@code where} failed, saying so plainly when the broker's certificate was refused;
-     * {@code null} when the failure was not about TLS.
+     * The broker at {@code where} could not be reached: said plainly when its certificate was refused, else with
+     * {@code reason}.
      */
-    public static String certificateProblem(Throwable failure, String where) {
+    public static CliException unreachable(Exception failure, String where, String reason) {
+        String tls = certificateProblem(failure, where);
+        return CliException.unreachable(tls != null ? tls : "cannot reach " + where + " (" + reason + ")", failure);
+    }
+
+    /** Why a connection to {@code where} failed, when it was about TLS; {@code null} otherwise. */
+    private static String certificateProblem(Throwable failure, String where) {
         for (Throwable t = failure; t != null; t = t.getCause() == t ? null : t.getCause()) {
             if (t instanceof SSLHandshakeException || t instanceof CertificateException) {
                 return "the TLS certificate of " + where + " was not accepted (" + t.getMessage() + "): the"

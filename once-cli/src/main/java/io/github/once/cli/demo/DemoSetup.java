@@ -3,14 +3,13 @@ package io.github.once.cli.demo;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
 
-import io.github.once.cli.AmqpUris;
 import io.github.once.cli.CliException;
+import io.github.once.cli.ServiceUris;
 import io.github.once.cli.embedded.EmbeddedBroker;
 import io.lettuce.core.RedisClient;
 import io.lettuce.core.RedisURI;
 import io.lettuce.core.api.StatefulRedisConnection;
 
-import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
@@ -64,11 +63,11 @@ final class DemoSetup implements AutoCloseable {
             EmbeddedBroker b = EmbeddedBroker.start();
             resources.add(b);
             embedded = true;
-            amqp = AmqpUris.factory(b.uri(), "the embedded broker");
+            amqp = ServiceUris.amqp(b.uri(), "the embedded broker");
             broker = "the embedded broker (Apache Qpid Broker-J, in-process)";
             notes.add(EmbeddedBroker.DIFFERENCES);
         } else {
-            amqp = AmqpUris.factory(uri, "--amqp-uri");
+            amqp = ServiceUris.amqp(uri, "--amqp-uri");
         }
         amqp.setAutomaticRecoveryEnabled(false);
         amqp.setTopologyRecoveryEnabled(false);
@@ -83,9 +82,7 @@ final class DemoSetup implements AutoCloseable {
             broker = server.getOrDefault("product", "broker") + " " + server.getOrDefault("version", "") + " at "
                     + amqp.getHost() + ":" + amqp.getPort();
         } catch (Exception e) {
-            String where = "the broker at " + amqp.getHost() + ":" + amqp.getPort();
-            String tls = AmqpUris.certificateProblem(e, where);
-            throw CliException.unreachable(tls != null ? tls : "cannot reach " + where + " (" + reason(e) + ")", e);
+            throw ServiceUris.unreachable(e, "the broker at " + amqp.getHost() + ":" + amqp.getPort(), reason(e));
         }
     }
 
@@ -96,14 +93,7 @@ final class DemoSetup implements AutoCloseable {
     }
 
     StatefulRedisConnection<String, String> redisConnection(RedisClient client, String uri) {
-        RedisURI parsed;
-        try {
-            parsed = RedisURI.create(uri);
-        } catch (RuntimeException e) {
-            // Not the URI itself in the message: it may hold a password.
-            throw CliException.usage("--redis-uri is not a usable Redis URI (" + e.getClass().getSimpleName() + ")");
-        }
-        parsed.setTimeout(Duration.ofSeconds(3));
+        RedisURI parsed = ServiceUris.redis(uri);
         try {
             return client.connect(parsed);
         } catch (RuntimeException e) {

@@ -2,9 +2,9 @@ package io.github.once.cli.dlq;
 
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
-import io.github.once.cli.AmqpUris;
 import io.github.once.cli.CliException;
 import io.github.once.cli.ExitCodes;
+import io.github.once.cli.ServiceUris;
 import io.github.once.rabbitmq.DeadLetterQueue;
 import io.github.once.rabbitmq.DeadLetterQueue.DeadLetter;
 import io.github.once.rabbitmq.RejectedMessageException;
@@ -28,7 +28,7 @@ final class DlqSession implements AutoCloseable {
     }
 
     static DlqSession open(String amqpUri, String workQueue) {
-        ConnectionFactory factory = AmqpUris.factory(amqpUri, "--amqp-uri");
+        ConnectionFactory factory = ServiceUris.amqp(amqpUri, "--amqp-uri");
         factory.setAutomaticRecoveryEnabled(false);
         factory.setConnectionTimeout(5_000);
         String where = "the broker at " + factory.getHost() + ":" + factory.getPort();
@@ -36,8 +36,7 @@ final class DlqSession implements AutoCloseable {
         try {
             connection = factory.newConnection("once-dlq");
         } catch (IOException | TimeoutException e) {
-            String tls = AmqpUris.certificateProblem(e, where);
-            throw CliException.unreachable(tls != null ? tls : "cannot reach " + where + " (" + e.getMessage() + ")", e);
+            throw ServiceUris.unreachable(e, where, e.getMessage());
         }
         try {
             return new DlqSession(connection, DeadLetterQueue.open(connection, workQueue), where);

@@ -4,6 +4,7 @@ import io.github.once.IdempotencyKey;
 import io.github.once.OnceException;
 import io.github.once.StoreMisconfiguredException;
 import io.github.once.cli.CliException;
+import io.github.once.cli.ServiceUris;
 import io.github.once.cli.SqlFailures;
 import io.github.once.cli.UrlDataSource;
 import io.github.once.jdbc.JdbcDialect;
@@ -44,14 +45,7 @@ final class OpsStore implements AutoCloseable {
     }
 
     static OpsStore redis(String uri, String prefix) {
-        RedisURI parsed;
-        try {
-            parsed = RedisURI.create(uri);
-        } catch (RuntimeException e) {
-            // Not the URI itself in the message: it may hold a password.
-            throw CliException.usage("--redis-uri is not a usable Redis URI (" + e.getClass().getSimpleName() + ")");
-        }
-        parsed.setTimeout(Duration.ofSeconds(3));
+        RedisURI parsed = ServiceUris.redis(uri);
         String host = "Redis at " + parsed.getHost() + ":" + parsed.getPort();
         RedisClient client = RedisClient.create();
         StatefulRedisConnection<byte[], byte[]> connection;

@@ -8,14 +8,14 @@ import com.rabbitmq.client.Channel;
 import com.rabbitmq.client.Connection;
 import io.github.once.cli.Cli;
 import io.github.once.cli.ExitCodes;
+import io.github.once.cli.JvmTrustStore;
 import io.github.once.rabbitmq.Topology;
 import io.github.once.rabbitnode.PrivateRabbit;
 import io.github.once.tls.TestCertificates;
+import java.io.IOException;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.LinkedHashMap;
-import java.util.Map;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeAll;
@@ -30,11 +30,9 @@ import org.junit.jupiter.api.Test;
 class AmqpsCliTest {
     private static final String SECRET = "amqps-s3cret-2b7e";
     private static final String QUEUE = "tls-cli-orders";
-    private static final String[] TRUST_PROPERTIES = {
-        "javax.net.ssl.trustStore", "javax.net.ssl.trustStorePassword", "javax.net.ssl.trustStoreType"};
 
     private static PrivateRabbit rabbit;
-    private final Map<String, String> saved = new LinkedHashMap<>();
+    private final JvmTrustStore trust = new JvmTrustStore();
 
     @BeforeAll
     static void startNode() throws Exception {
@@ -50,24 +48,12 @@ class AmqpsCliTest {
 
     @AfterEach
     void restoreTrustStore() {
-        saved.forEach((k, v) -> {
-            if (v == null) {
-                System.clearProperty(k);
-            } else {
-                System.setProperty(k, v);
-            }
-        });
+        trust.restore();
     }
 
     /** What {@code JAVA_OPTS=-Djavax.net.ssl.trustStore=... ./once ...} sets. */
-    private void trustStore(Path caPem) throws Exception {
-        Path store = rabbit.certs.trustStoreFile(caPem);
-        for (String k : TRUST_PROPERTIES) {
-            saved.putIfAbsent(k, System.getProperty(k));
-        }
-        System.setProperty("javax.net.ssl.trustStore", store.toString());
-        System.setProperty("javax.net.ssl.trustStorePassword", TestCertificates.TRUST_STORE_PASSWORD);
-        System.setProperty("javax.net.ssl.trustStoreType", "PKCS12");
+    private void trustStore(Path caPem) throws IOException {
+        trust.use(rabbit.certs.trustStoreFile(caPem));
     }
 
     @Test

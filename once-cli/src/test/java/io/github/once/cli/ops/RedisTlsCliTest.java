@@ -5,6 +5,7 @@ import static org.awaitility.Awaitility.await;
 
 import io.github.once.cli.Cli;
 import io.github.once.cli.ExitCodes;
+import io.github.once.cli.JvmTrustStore;
 import io.github.once.tls.TestCertificates;
 import java.io.IOException;
 import java.net.ServerSocket;
@@ -12,9 +13,7 @@ import java.net.Socket;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Duration;
-import java.util.LinkedHashMap;
 import java.util.List;
-import java.util.Map;
 import java.util.concurrent.TimeUnit;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.AfterEach;
@@ -29,14 +28,12 @@ import org.junit.jupiter.api.Test;
  */
 class RedisTlsCliTest {
     private static final String SECRET = "rediss-s3cret-8c4d";
-    private static final String[] TRUST_PROPERTIES = {
-        "javax.net.ssl.trustStore", "javax.net.ssl.trustStorePassword", "javax.net.ssl.trustStoreType"};
 
     private static Path dir;
     private static TestCertificates certs;
     private static Process server;
     private static int port;
-    private final Map<String, String> saved = new LinkedHashMap<>();
+    private final JvmTrustStore trust = new JvmTrustStore();
 
     @BeforeAll
     static void startServer() throws Exception {
@@ -77,23 +74,11 @@ class RedisTlsCliTest {
 
     @AfterEach
     void restoreTrustStore() {
-        saved.forEach((k, v) -> {
-            if (v == null) {
-                System.clearProperty(k);
-            } else {
-                System.setProperty(k, v);
-            }
-        });
+        trust.restore();
     }
 
     private void trustStore(Path caPem) throws IOException {
-        Path store = certs.trustStoreFile(caPem);
-        for (String k : TRUST_PROPERTIES) {
-            saved.putIfAbsent(k, System.getProperty(k));
-        }
-        System.setProperty("javax.net.ssl.trustStore", store.toString());
-        System.setProperty("javax.net.ssl.trustStorePassword", TestCertificates.TRUST_STORE_PASSWORD);
-        System.setProperty("javax.net.ssl.trustStoreType", "PKCS12");
+        trust.use(certs.trustStoreFile(caPem));
     }
 
     @Test
