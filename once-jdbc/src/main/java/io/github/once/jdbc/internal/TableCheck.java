@@ -35,7 +35,8 @@ public final class TableCheck {
      */
     public static void verify(RecordTable table) {
         Sql sql = table.sql;
-        String script = String.join(" then ", sql.dialect.migrationResources());
+        List<String> resources = sql.dialect.migrationResources();
+        String script = String.join(" then ", resources);
         Set<String> found = new HashSet<>();
         try (Connection c = table.dataSource.getConnection();
              PreparedStatement ps = c.prepareStatement("SELECT * FROM " + sql.table + " WHERE 1 = 0")) {
@@ -58,7 +59,6 @@ public final class TableCheck {
         }
         List<String> missing = new ArrayList<>();
         List<String> scripts = new ArrayList<>();
-        List<String> resources = sql.dialect.migrationResources();
         for (int i = 0; i < COLUMNS.size(); i++) {
             List<String> lacking = COLUMNS.get(i).stream().filter(c -> !found.contains(c)).toList();
             if (!lacking.isEmpty()) {

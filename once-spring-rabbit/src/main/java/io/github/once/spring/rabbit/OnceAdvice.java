@@ -153,25 +153,19 @@ public final class OnceAdvice implements MethodInterceptor, AutoCloseable {
             return invocation.proceed();
         }
         if (args[1] instanceof Message message) {
-            ContainerPolicy policy = policy(message);
-            if (policy == null) {
-                return invocation.proceed();
-            }
             try {
-                return single(invocation, policy, message);
+                ContainerPolicy policy = policy(message);
+                return policy == null ? invocation.proceed() : single(invocation, policy, message);
             } catch (ImmediateRequeueAmqpException e) {
                 throw givenBack(e, message);
             }
         }
         if (args[1] instanceof List<?> list && !list.isEmpty() && list.get(0) instanceof Message first) {
-            ContainerPolicy policy = policy(first);
             @SuppressWarnings("unchecked")
             List<Message> messages = (List<Message>) list;
-            if (policy == null) {
-                return invocation.proceed();
-            }
             try {
-                return batch(invocation, policy, messages);
+                ContainerPolicy policy = policy(first);
+                return policy == null ? invocation.proceed() : batch(invocation, policy, messages);
             } catch (ImmediateRequeueAmqpException e) {
                 throw givenBack(e, messages.toArray(new Message[0]));
             }
@@ -180,10 +174,11 @@ public final class OnceAdvice implements MethodInterceptor, AutoCloseable {
     }
 
     /**
-     * The container wraps a listener's exceptions inside the advice chain, so one thrown by the advice itself
-     * arrives bare: a simple container then ends its consumer and starts another, which races a pause's stop and
-     * start and could leave a consumer holding a delivery that no thread reads. Wrapped as the container's own,
-     * the deliveries are requeued and the consumer carries on until the pause stops it.
+     * The container wraps a listener's exceptions inside the advice chain, so one thrown by the advice itself (a
+     * store outage, retry queues that could not be declared) arrives bare: a simple container then ends its
+     * consumer and starts another, which races a pause's stop and start and could leave a consumer holding a
+     * delivery that no thread reads. Wrapped as the container's own, the deliveries are requeued and the consumer
+     * carries on until the pause stops it.
      */
     private static ListenerExecutionFailedException givenBack(ImmediateRequeueAmqpException e, Message... messages) {
         return new ListenerExecutionFailedException(e.getMessage(), e, messages);
