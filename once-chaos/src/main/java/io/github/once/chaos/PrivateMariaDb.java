@@ -146,12 +146,7 @@ final class PrivateMariaDb implements AutoCloseable {
 
     private void kill() {
         if (process != null) {
-            process.destroyForcibly(); // SIGKILL: no InnoDB shutdown, no flush
-            try {
-                process.waitFor();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+            Shell.kill9(process); // no InnoDB shutdown, no flush
         }
     }
 

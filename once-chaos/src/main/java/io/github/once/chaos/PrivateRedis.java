@@ -76,12 +76,7 @@ final class PrivateRedis implements AutoCloseable {
 
     private void kill() {
         if (process != null) {
-            process.destroyForcibly();
-            try {
-                process.waitFor();
-            } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
-            }
+            Shell.kill9(process);
         }
     }
 

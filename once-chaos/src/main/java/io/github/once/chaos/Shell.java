@@ -67,6 +67,16 @@ final class Shell {
         return r.output();
     }
 
+    /** SIGKILL (on Linux) to a server this harness started, and its end awaited: no shutdown, no flush. */
+    static void kill9(Process process) {
+        process.destroyForcibly();
+        try {
+            process.waitFor();
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     /** SIGKILL to a process that is not our child (a broker's VM), by its id. */
     static void kill9(long pid) {
         ProcessHandle.of(pid).ifPresent(ProcessHandle::destroyForcibly);
