@@ -116,6 +116,48 @@ class ExecuteAllGivesBackLeasesTest {
     }
 
     @Test
+    void anErrorFromAnEarlyHandlerReleasesTheKeysWhoseHandlersHadNotStarted() {
+        Error fatal = new Error("out of memory, say");
+
+        assertThatThrownBy(() -> once.executeAll(List.of(task("h", ctx -> {
+            throw fatal;
+        }), task("i", ctx -> "ri"), task("j", ctx -> "rj")))).isSameAs(fatal);
+
+        // Claimed with the batch but never run: released too, not left busy until their leases end.
+        for (String id : List.of("h", "i", "j")) {
+            assertThat(claimNow(id)).as("claim of %s", id).isInstanceOf(ClaimResult.Acquired.class);
+        }
+        int renewed = renewals.get();
+        await().during(LEASE.multipliedBy(2)).atMost(Duration.ofSeconds(5)).until(() -> renewals.get() == renewed);
+    }
+
+    @Test
+    void aLaterKeysLeaseIsRenewedWhileTheHandlersBeforeItRun() {
+        java.util.Set<String> renewedKeys = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        once.close();
+        once = Idempotency.builder(store)
+                .config(IdempotencyConfig.builder().leaseDuration(LEASE).build())
+                .listener(new OnceListener() {
+                    @Override
+                    public void onRenewal(Lease lease, boolean renewed, Throwable failure) {
+                        if (renewed) {
+                            renewedKeys.add(lease.key().id());
+                        }
+                    }
+                }).build();
+
+        // The first handler outlasts the lease and returns only once the second key's lease has been renewed:
+        // without renewal from the claim on, it would wait until the await gives up and the batch would fail.
+        List<Outcome<String>> outcomes = once.executeAll(List.of(task("slow", ctx -> {
+            await().atMost(Duration.ofSeconds(20)).until(() -> renewedKeys.contains("waiting"));
+            return "rs";
+        }), task("waiting", ctx -> "rw")));
+
+        assertThat(outcomes).allSatisfy(o -> assertThat(o).isInstanceOf(Outcome.Processed.class));
+        assertThat(claimNow("waiting")).isInstanceOf(ClaimResult.Duplicate.class);
+    }
+
+    @Test
     void aStoreFailureRecordingTheCompletionsReleasesTheLeases() {
         once.close();
         once = executor(new FailingCompletions(store));

@@ -77,6 +77,8 @@ public final class UnitRunner {
         private final int isolateFrom;
         private final List<Outcome<T>> outcomes;
         private final List<Slot<T>> held = new ArrayList<>();
+        /** Leases claimed whose handlers have not started yet, by task index; kept (renewed) while they wait. */
+        private final TaskSteps.Held<T>[] waiting;
         private boolean claimedAny;
 
         Run(ExecutionScope.Unit unit, List<Task<T>> tasks, Map<Integer, Outcome<T>> failed, int isolateFrom) {
@@ -85,6 +87,12 @@ public final class UnitRunner {
             this.failed = failed;
             this.isolateFrom = isolateFrom;
             this.outcomes = Arrays.asList(newOutcomes(tasks.size()));
+            this.waiting = newHelds(tasks.size());
+        }
+
+        @SuppressWarnings("unchecked")
+        private TaskSteps.Held<T>[] newHelds(int size) {
+            return new TaskSteps.Held[size];
         }
 
         @SuppressWarnings("unchecked")
@@ -119,7 +127,18 @@ public final class UnitRunner {
             if (claims.size() != firsts.size()) {
                 throw new OnceException("store answered " + claims.size() + " claims for " + firsts.size() + " requests");
             }
+            ClaimResult[] claimed = new ClaimResult[tasks.size()];
             int next = 0;
+            for (int i = 0; i < tasks.size(); i++) {
+                if (!repeat[i]) {
+                    claimed[i] = claims.get(next++);
+                    // Every lease is kept from its claim on, not from its handler's start: a batch's later keys
+                    // wait for the handlers before them, and must not lapse while they wait.
+                    if (claimed[i] instanceof ClaimResult.Acquired acquired) {
+                        waiting[i] = steps.hold(tasks.get(i), acquired.lease(), unit.renewsLeases());
+                    }
+                }
+            }
             for (int i = 0; i < tasks.size(); i++) {
                 Task<T> task = tasks.get(i);
                 ClaimResult claim;
@@ -128,8 +147,11 @@ public final class UnitRunner {
                     complete();
                     ClaimRequest request = requests.get(i);
                     claim = calls.claimOne(unit, request);
+                    if (claim instanceof ClaimResult.Acquired acquired) {
+                        waiting[i] = steps.hold(task, acquired.lease(), unit.renewsLeases());
+                    }
                 } else {
-                    claim = claims.get(next++);
+                    claim = claimed[i];
                 }
                 Outcome<T> failure = failed.get(i);
                 if (!(claim instanceof ClaimResult.Acquired acquired)) {
@@ -138,20 +160,24 @@ public final class UnitRunner {
                     continue;
                 }
                 claimedAny = true;
+                TaskSteps.Held<T> mine = waiting[i];
+                waiting[i] = null;
                 if (failure != null) {
                     // Failed in an earlier run of this batch: give the key back so a redelivery can retry at once.
-                    steps.release(unit, acquired.lease());
+                    mine.keeper().stop();
+                    steps.release(unit, mine.keeper().current());
                     outcomes.set(i, failure);
                     continue;
                 }
                 Outcome<T> crashLoop = steps.acquired(task, acquired);
                 if (crashLoop != null) {
-                    steps.release(unit, acquired.lease());
+                    mine.keeper().stop();
+                    steps.release(unit, mine.keeper().current());
                     outcomes.set(i, crashLoop);
                     continue;
                 }
                 boolean isolated = !unit.atomic() || i >= isolateFrom;
-                Outcome<T> failedNow = runHandler(i, task, acquired.lease(), isolated);
+                Outcome<T> failedNow = runHandler(i, mine, isolated);
                 if (failedNow != null && !isolated) {
                     unit.rollback();
                     stopRenewals();
@@ -171,9 +197,8 @@ public final class UnitRunner {
         }
 
         /** Runs one handler; null when it succeeded (its completion is then held), else its {@code Failed}. */
-        private Outcome<T> runHandler(int index, Task<T> task, Lease lease, boolean isolated) {
+        private Outcome<T> runHandler(int index, TaskSteps.Held<T> mine, boolean isolated) {
             ExecutionScope.Mark mark = isolated ? unit.mark() : null;
-            TaskSteps.Held<T> mine = steps.hold(task, lease, unit.renewsLeases());
             held.add(new Slot<>(index, mine)); // from here on, anything escaping gives this lease back too
             Outcome<T> failure = steps.run(mine, unit);
             if (failure != null) {
@@ -216,11 +241,24 @@ public final class UnitRunner {
                 h.held().keeper().stop();
             }
             held.clear();
+            for (int i = 0; i < waiting.length; i++) {
+                if (waiting[i] != null) {
+                    waiting[i].keeper().stop();
+                }
+            }
         }
 
         /** Something escaped: no lease of this run may stay held (renewed, or busy until the process dies). */
         private void giveBack(Throwable cause) {
-            List<Slot<T>> leases = new ArrayList<>(held);
+            List<TaskSteps.Held<T>> leases = new ArrayList<>();
+            for (Slot<T> h : held) {
+                leases.add(h.held());
+            }
+            for (TaskSteps.Held<T> w : waiting) {
+                if (w != null) {
+                    leases.add(w);
+                }
+            }
             stopRenewals();
             if (unit.atomic()) {
                 try {
@@ -230,9 +268,9 @@ public final class UnitRunner {
                 }
                 return;
             }
-            for (Slot<T> h : leases) {
+            for (TaskSteps.Held<T> h : leases) {
                 try {
-                    steps.release(unit, h.held().keeper().current());
+                    steps.release(unit, h.keeper().current());
                 } catch (RuntimeException e) {
                     cause.addSuppressed(e);
                 }
