@@ -65,6 +65,36 @@ class IdempotencyKeyTest {
         assertThatThrownBy(() -> IdempotencyKey.of("orders", null)).isInstanceOf(NullPointerException.class);
     }
 
+    /** The hand-written namespace check accepts exactly what the documented pattern does, 1 to 64 characters. */
+    @Test
+    void namespacesAreAcceptedExactlyWhenTheyMatchThePattern() {
+        java.util.regex.Pattern documented = java.util.regex.Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,63}");
+        List<String> names = new ArrayList<>(List.of("a", "A.b_c-d", "9", ".a", "-a", "_a", "a b", "a:b", "a/b",
+                "\u00e9", "a\u00e9", "n".repeat(64), "n".repeat(65), "a\u0000", "Z9.-_"));
+        Random random = new Random(11);
+        String alphabet = "aZ09._-:/ \u00e9{}";
+        for (int n = 0; n < 5_000; n++) {
+            StringBuilder name = new StringBuilder();
+            for (int i = 1 + random.nextInt(6); i > 0; i--) {
+                name.append(alphabet.charAt(random.nextInt(alphabet.length())));
+            }
+            names.add(name.toString());
+        }
+        int accepted = 0;
+        for (String name : names) {
+            boolean valid;
+            try {
+                IdempotencyKey.of(name, "1");
+                valid = true;
+                accepted++;
+            } catch (IllegalArgumentException e) {
+                valid = false;
+            }
+            assertThat(valid).as("namespace '%s'", name).isEqualTo(documented.matcher(name).matches());
+        }
+        assertThat(accepted).isBetween(10, names.size() - 10);
+    }
+
     /** The hand count agrees with the JDK's strict encoder on every kind of text, and refuses lone surrogates. */
     @Test
     void utf8LengthMatchesTheJdkEncoderAndRefusesLoneSurrogates() throws Exception {
