@@ -21,7 +21,7 @@ abstract class ConsumerOptions<B extends ConsumerOptions<B>> {
     Function<Delivery, String> namespaceOf;
     int prefetch = 50;
     int channels = 1;
-    boolean batchClaims;
+    boolean batchClaims = true;
     int maxBatch = 0;
     RetryPolicy retry = RetryPolicy.defaults();
     Topology topology = Topology.retryQueuesOnly(Topology.QueueType.CLASSIC);
@@ -74,9 +74,11 @@ abstract class ConsumerOptions<B extends ConsumerOptions<B>> {
     }
 
     /**
-     * Claim the deliveries in hand with one store call ({@code executeAll}) instead of one per message, and record
-     * their completions with one more. Later claims of a batch wait for the handlers before them, so keep batches
-     * well inside the lease.
+     * Claim the deliveries in hand with one store call ({@code executeAll}) and record their completions with one
+     * more, instead of two calls per message. Default: on. A batch takes only what has already arrived, never
+     * waiting for more; its handlers run one after the other, each key's lease kept (renewed) from its claim on.
+     * In transactional mode a handler that fails rolls its batch back and the others run again without it, so
+     * effects outside the transaction can repeat; turn this off to run one delivery per transaction.
      */
     public B batchClaims(boolean batchClaims) {
         this.batchClaims = batchClaims;

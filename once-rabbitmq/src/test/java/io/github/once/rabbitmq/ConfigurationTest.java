@@ -76,8 +76,10 @@ class ConfigurationTest {
         ConsumerConfig d = ConsumerConfig.defaults();
         assertThat(d.prefetch()).isEqualTo(50);
         assertThat(d.channels()).isEqualTo(1);
-        assertThat(d.batchClaims()).isFalse();
-        assertThat(d.batchSize()).as("without batch claims a batch is one delivery").isEqualTo(1);
+        assertThat(d.batchClaims()).isTrue();
+        assertThat(d.batchSize()).as("the prefetch, at most 100").isEqualTo(50);
+        assertThat(ConsumerConfig.builder().batchClaims(false).build().batchSize())
+                .as("without batch claims a batch is one delivery").isEqualTo(1);
         assertThat(d.retry()).isSameAs(RetryPolicy.defaults());
         assertThat(d.moveTimeout()).isEqualTo(Duration.ofSeconds(5));
         assertThat(d.shutdownTimeout()).isEqualTo(Duration.ofSeconds(30));
