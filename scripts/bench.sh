@@ -10,7 +10,8 @@
 # Every mode runs the end-to-end harness three times: the default variants with one channel per consumer, then the
 # baseline and the Redis (one at a time, batch) and transactional JDBC variants with 4 channels per Once
 # consumer (prefetch 250 on each channel), then the baseline and Spring AMQP listener containers, plain and with
-# Once's advice (in-memory and Redis). The JDBC variants write one row per message as their effect, and are
+# Once's advice (in-memory and Redis), then a paced run (a publisher at 2,000 msg/s, 5 repetitions) for the latency
+# each default configuration adds. The JDBC variants write one row per message as their effect, and are
 # compared with plain-jdbc (no guard, the row auto-committed) and plain-jdbc-batch (no guard, 100 rows per
 # transaction, one multiple ack).
 #
@@ -26,16 +27,19 @@ cd "$root"
 case "$mode" in
   quick)
     e2e_args=(--messages 5000 --repetitions 2 --warmup-messages 2000)
+    paced_args=(--messages 6000 --repetitions 5 --warmup-messages 2000)
     jmh_args=(-wi 1 -w 1s -i 2 -r 2s -f 1)
     jmh_threads=(4)
     ;;
   medium)
     e2e_args=(--messages 30000 --repetitions 3 --warmup-messages 5000)
+    paced_args=(--messages 20000 --repetitions 5 --warmup-messages 4000)
     jmh_args=(-wi 1 -w 2s -i 3 -r 3s -f 1)
     jmh_threads=(1 4)
     ;;
   full)
     e2e_args=(--messages 100000 --repetitions 3 --warmup-messages 10000)
+    paced_args=(--messages 60000 --repetitions 5 --warmup-messages 10000)
     jmh_args=(-wi 2 -w 5s -i 5 -r 5s -f 1)
     jmh_threads=(1 4)
     ;;
@@ -70,6 +74,11 @@ echo "End to end, Spring AMQP containers ($mode)..."
 java "${java_opts[@]}" -cp "$cp" io.github.once.bench.e2e.EndToEndBenchmark "${e2e_args[@]}" \
     --variants baseline,spring-plain,spring-once-memory,spring-once-redis --output "$out/end-to-end-spring.md" \
     | tee "$out/end-to-end-spring.log"
+
+echo "End to end, paced at 2,000 msg/s on one channel, latency from publication ($mode)..."
+java "${java_opts[@]}" -cp "$cp" io.github.once.bench.e2e.EndToEndBenchmark "${paced_args[@]}" --rate 2000 \
+    --variants baseline,once-memory-batch,once-redis-batch,plain-jdbc,once-jdbc-tx-batch \
+    --output "$out/end-to-end-paced.md" | tee "$out/end-to-end-paced.log"
 
 echo "Store level, JMH ($mode)..."
 # One thread: each call waits for its round trips. Four: calls share connections and pipeline.

@@ -211,7 +211,8 @@ public final class EndToEndBenchmark implements Callable<Integer> {
                         + "(variant order rotated), %,d warm-up messages per variant; Once consumers and Spring "
                         + "containers with %d channel(s), maxBatch %s, handler CPU %d µs per message.%n"
                         + "Java %s, %d cores, max heap %d MiB, JVM args %s.%n"
-                        + "%s; 'added' is the difference to the baseline's percentile.%n",
+                        + "%s; 'added' is the difference to the baseline's percentile in the same repetition, the "
+                        + "median over the repetitions (their range in brackets).%n",
                 LocalDate.now(), messages, size, prefetch, repetitions, warmupMessages, channels,
                 maxBatch == 0 ? "default" : String.valueOf(maxBatch), handlerCpuMicros,
                 System.getProperty("java.version"), rt.availableProcessors(), rt.maxMemory() >> 20,

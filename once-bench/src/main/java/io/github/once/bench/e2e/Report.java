@@ -12,7 +12,8 @@ import java.util.Map;
 /**
  * The markdown table: per variant the median throughput over its repetitions, its ratio to the baseline's median
  * (and, for the variants that write the effect row, to {@code plain-jdbc-batch}'s),
- * per-message latency percentiles over all repetitions and what they add to the baseline's, and peak heap.
+ * per-message latency percentiles over all repetitions, what they add to the baseline's (per repetition: the median
+ * of the differences and their range), and peak heap.
  */
 final class Report {
 
@@ -29,8 +30,8 @@ final class Report {
                 ? summarize(byVariant.get(Variant.PLAIN_JDBC_BATCH)) : null;
         StringBuilder out = new StringBuilder();
         out.append("| variant | msg/s (median) | runs msg/s | x baseline | x plain-jdbc-batch | p50 µs | p99 µs "
-                + "| added p50 µs | added p99 µs | peak heap MiB |\n");
-        out.append("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|\n");
+                + "| p99.9 µs | added p50 µs | added p99 µs | added p99.9 µs | peak heap MiB |\n");
+        out.append("|---|---:|---|---:|---:|---:|---:|---:|---:|---:|---:|---:|\n");
         for (Map.Entry<Variant, List<RunResult>> e : byVariant.entrySet()) {
             Summary s = summarize(e.getValue());
             out.append("| ").append(e.getKey().label())
@@ -41,8 +42,10 @@ final class Report {
                             : String.format(Locale.ROOT, "%.2f", s.medianRate / rows.medianRate))
                     .append(" | ").append(micros(s.p50))
                     .append(" | ").append(micros(s.p99))
-                    .append(" | ").append(baseline == null ? "-" : micros(s.p50 - baseline.p50))
-                    .append(" | ").append(baseline == null ? "-" : micros(s.p99 - baseline.p99))
+                    .append(" | ").append(micros(s.p999))
+                    .append(" | ").append(added(e.getValue(), 0.50))
+                    .append(" | ").append(added(e.getValue(), 0.99))
+                    .append(" | ").append(added(e.getValue(), 0.999))
                     .append(" | ").append(String.format(Locale.ROOT, "%.0f", s.peakHeap / (1024.0 * 1024.0)))
                     .append(" |\n");
         }
@@ -83,6 +86,34 @@ final class Report {
                     .append(" |\n");
         }
         return out.toString();
+    }
+
+    /**
+     * What {@code runs} add to the baseline at percentile {@code p}, taken per repetition (each run against the
+     * baseline's run of the same repetition, so a noisy moment of the machine falls on both): the median of those
+     * differences and, over several repetitions, their range. "-" without a baseline.
+     */
+    private String added(List<RunResult> runs, double p) {
+        List<RunResult> baseRuns = byVariant.get(Variant.BASELINE);
+        if (baseRuns == null) {
+            return "-";
+        }
+        List<Long> differences = new ArrayList<>();
+        for (RunResult run : runs) {
+            for (RunResult base : baseRuns) {
+                if (base.repetition() == run.repetition()) {
+                    differences.add(percentile(run.sortedLatencies(), p) - percentile(base.sortedLatencies(), p));
+                }
+            }
+        }
+        if (differences.isEmpty()) {
+            return "-";
+        }
+        long[] sorted = differences.stream().mapToLong(Long::longValue).sorted().toArray();
+        long median = sorted.length % 2 == 1 ? sorted[sorted.length / 2]
+                : (sorted[sorted.length / 2 - 1] + sorted[sorted.length / 2]) / 2;
+        return sorted.length == 1 ? micros(median)
+                : micros(median) + " (" + micros(sorted[0]) + " to " + micros(sorted[sorted.length - 1]) + ")";
     }
 
     private static String micros(long nanos) {
@@ -127,7 +158,7 @@ final class Report {
         return perMessage[perMessage.length / 2];
     }
 
-    private record Summary(double medianRate, String rates, long p50, long p99, long peakHeap) {
+    private record Summary(double medianRate, String rates, long p50, long p99, long p999, long peakHeap) {
     }
 
     private static Summary summarize(List<RunResult> runs) {
@@ -151,7 +182,8 @@ final class Report {
         Arrays.sort(rates);
         double median = rates.length % 2 == 1 ? rates[rates.length / 2]
                 : (rates[rates.length / 2 - 1] + rates[rates.length / 2]) / 2;
-        return new Summary(median, list.toString(), percentile(all, 0.50), percentile(all, 0.99), peak);
+        return new Summary(median, list.toString(), percentile(all, 0.50), percentile(all, 0.99),
+                percentile(all, 0.999), peak);
     }
 
     static long percentile(long[] sorted, double p) {

@@ -57,6 +57,13 @@ enum Variant {
             return once(run, Idempotency.builder(store).config(CONFIG).listener(run.meter().storeTimes()).build(), false, store);
         }
     },
+    ONCE_MEMORY_BATCH("Once, in-memory store, batch claims over the deliveries in hand (the consumer's default)") {
+        @Override
+        Consumption start(Run run) throws Exception {
+            InMemoryIdempotencyStore store = InMemoryIdempotencyStore.builder().build();
+            return once(run, Idempotency.builder(store).config(CONFIG).listener(run.meter().storeTimes()).build(), true, store);
+        }
+    },
     ONCE_MEMORY_METERS("Once, in-memory store, with once-micrometer's meters on a Prometheus registry") {
         @Override
         Consumption start(Run run) throws Exception {
@@ -95,7 +102,7 @@ enum Variant {
             return once(run, Idempotency.builder(store).config(CONFIG).listener(run.meter().storeTimes()).build(), false, store);
         }
     },
-    ONCE_REDIS_BATCH("Once, Redis store, batch claims over the deliveries in hand") {
+    ONCE_REDIS_BATCH("Once, Redis store, batch claims over the deliveries in hand (the consumer's default)") {
         @Override
         Consumption start(Run run) throws Exception {
             RedisIdempotencyStore store = RedisIdempotencyStore.builder().uri(run.services().redisUri()).build();
@@ -118,7 +125,7 @@ enum Variant {
                     .listener(run.meter().storeTimes()).build(), Mode.ONE_AT_A_TIME, true, jdbc);
         }
     },
-    ONCE_JDBC_TX_BATCH("Once, PostgreSQL, transactional (effect row and record), batch over the deliveries in hand") {
+    ONCE_JDBC_TX_BATCH("Once, PostgreSQL, transactional (effect row and record), batch over the deliveries in hand (the consumer's default)") {
         @Override
         Consumption start(Run run) throws Exception {
             OnceJdbc jdbc = OnceJdbc.open(run.services(), run.namespace());
