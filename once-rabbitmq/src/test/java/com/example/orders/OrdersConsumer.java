@@ -50,6 +50,9 @@ public final class OrdersConsumer {
                 .keyExtractor(KeyExtractor.jsonBody("order_id")) // the default is the message_id property
                 .topology(Topology.declareAll(Topology.QueueType.CLASSIC)) // the queue, its delay and dead-letter queues
                 .handler((delivery, ctx) -> ship(ctx.resource(Connection.class), ctx.key().id(), delivery.getBody()))
+                // By default the deliveries in hand share one transaction (batch claims); a handler that throws
+                // rolls the batch back and the others run again, so write only through ctx's Connection here
+                // (.batchClaims(false) for one delivery per transaction)
                 .build()
                 .start();
     }
