@@ -123,14 +123,15 @@ class ConfigurationTest {
             ConsumerConfig base = ConsumerConfig.builder().prefetch(20).channels(2).namespace("payments").build();
             OnceConsumer consumer = OnceConsumer.builder(connection, "q", once)
                     .config(base)
-                    .batchClaims(true)
+                    .batchClaims(false)
                     .handler((d, c) -> { })
                     .build();
             assertThat(consumer.config().prefetch()).isEqualTo(20);
             assertThat(consumer.config().channels()).isEqualTo(2);
             assertThat(consumer.config().namespace()).isEqualTo("payments");
-            assertThat(consumer.config().batchSize()).isEqualTo(20);
-            assertThat(base.batchClaims()).isFalse();
+            assertThat(consumer.config().batchSize()).isEqualTo(1);
+            assertThat(base.batchClaims()).as("the base is unchanged").isTrue();
+            assertThat(base.batchSize()).isEqualTo(20);
         } finally {
             rabbit.close();
         }
