@@ -116,6 +116,7 @@ class AckSettlementTest {
                 .config(StoreVariant.config(Duration.ofSeconds(1))).build());
         rabbit.track(OnceConsumer.builder(counted(), rabbit.queue, executor)
                 .prefetch(50)
+                .batchClaims(false)
                 .topology(Topology.none())
                 .listener(listener)
                 .handler((d, ctx) -> variant.effect(ctx.key().id(), ctx))

@@ -80,6 +80,36 @@ class ProcessingLogTest {
     }
 
     @Test
+    void aBatchHoldingOneKeyThriceLogsEachDeliveryWithItsOwnOutcome() {
+        CapturedLog captured = new CapturedLog(Level.DEBUG);
+        ProcessingLog log = ProcessingLog.builder().logger(captured).queue("orders").build();
+        Delivery original = delivery("order-42");
+        Delivery resent = delivery("order-42");
+        Delivery changed = delivery("order-42");
+
+        // One batch: all three in hand, then every outcome in batch order, then each settles.
+        log.onDelivery(original, 1);
+        log.onDelivery(resent, 1);
+        log.onDelivery(changed, 1);
+        log.onStoreCall(OnceListener.StoreOperation.CLAIM, 3, Duration.ofMillis(2), null);
+        log.onHandler(KEY, Duration.ofMillis(4), null);
+        log.onStoreCall(OnceListener.StoreOperation.COMPLETE, 1, Duration.ofMillis(3), null);
+        log.onOutcome(new Outcome.Processed<>(KEY, null, 7), Duration.ofMillis(9));
+        log.onOutcome(new Outcome.Duplicate<>(KEY, null, completed(KEY)), Duration.ofMillis(9));
+        log.onOutcome(new Outcome.Conflict<>(KEY, completed(KEY), "other"), Duration.ofMillis(9));
+        log.onAction(original, KEY, ConsumerAction.PROCESSED);
+        log.onAction(resent, KEY, ConsumerAction.DUPLICATE);
+        log.onAction(changed, KEY, ConsumerAction.DEAD_LETTERED);
+
+        List<CapturedLog.Line> lines = deliveries(captured);
+        assertThat(lines).extracting(l -> l.get("action")).containsExactly("processed", "duplicate", "dead-lettered");
+        assertThat(lines).extracting(l -> l.get("outcome")).containsExactly("processed", "duplicate", "conflict");
+        assertThat(lines.get(0).pairs()).containsEntry("token", 7L).containsEntry("handlerMs", "4.000");
+        assertThat(lines.get(1).pairs()).doesNotContainKey("handlerMs");
+        assertThat(lines.get(2).get("reason")).isEqualTo("conflict");
+    }
+
+    @Test
     void processedAndDuplicateStayQuietAtInfoWhileFailuresShow() {
         CapturedLog captured = new CapturedLog(Level.INFO);
         ProcessingLog log = ProcessingLog.builder().logger(captured).build();

@@ -7,6 +7,7 @@ import io.github.once.Outcome;
 import io.github.once.rabbitmq.DeadLetterReason;
 
 import java.time.Duration;
+import java.util.ArrayDeque;
 import java.util.HashMap;
 import java.util.IdentityHashMap;
 import java.util.Map;
@@ -22,8 +23,10 @@ public final class DeliveryTrail {
     private final Map<Delivery, Integer> attempts = new IdentityHashMap<>();
     private final Map<Delivery, DeadLetter> deadLetters = new IdentityHashMap<>();
     private final Map<Delivery, Retried> retries = new IdentityHashMap<>();
-    private final Map<IdempotencyKey, Heard> outcomes = new HashMap<>();
-    private final Map<IdempotencyKey, Duration> handlerTimes = new HashMap<>();
+    // In arrival order per key: a batch may hold one key several times (a re-send beside its original), and its
+    // deliveries settle in the order their outcomes came.
+    private final Map<IdempotencyKey, ArrayDeque<Heard>> outcomes = new HashMap<>();
+    private final Map<IdempotencyKey, ArrayDeque<Duration>> handlerTimes = new HashMap<>();
     private long storeNanos;
     private boolean outcomesSinceStoreCall;
 
@@ -69,11 +72,11 @@ public final class DeliveryTrail {
 
     public void outcome(Outcome<?> outcome) {
         outcomesSinceStoreCall = true;
-        remember(outcomes, outcome.key(), new Heard(outcome, storeNanos));
+        append(outcomes, outcome.key(), new Heard(outcome, storeNanos));
     }
 
     public void handler(IdempotencyKey key, Duration elapsed) {
-        remember(handlerTimes, key, elapsed);
+        append(handlerTimes, key, elapsed);
     }
 
     public void delivery(Delivery delivery, int attempt) {
@@ -90,8 +93,29 @@ public final class DeliveryTrail {
 
     /** What was heard about {@code delivery} (keyed {@code key}, or null), forgotten here. */
     public Settled settle(Delivery delivery, IdempotencyKey key) {
-        return new Settled(attempts.remove(delivery), key == null ? null : outcomes.remove(key),
-                key == null ? null : handlerTimes.remove(key), deadLetters.remove(delivery), retries.remove(delivery));
+        return new Settled(attempts.remove(delivery), key == null ? null : first(outcomes, key),
+                key == null ? null : first(handlerTimes, key), deadLetters.remove(delivery), retries.remove(delivery));
+    }
+
+    private static <V> void append(Map<IdempotencyKey, ArrayDeque<V>> map, IdempotencyKey key, V value) {
+        ArrayDeque<V> heard = map.get(key);
+        if (heard == null) {
+            remember(map, key, heard = new ArrayDeque<>(1));
+        }
+        heard.add(value);
+    }
+
+    /** The oldest value heard for {@code key}, forgotten here; null when none is left. */
+    private static <V> V first(Map<IdempotencyKey, ArrayDeque<V>> map, IdempotencyKey key) {
+        ArrayDeque<V> heard = map.get(key);
+        if (heard == null) {
+            return null;
+        }
+        V value = heard.poll();
+        if (heard.isEmpty()) {
+            map.remove(key);
+        }
+        return value;
     }
 
     /** An executor used without a consumer (or the reverse) leaves entries behind: forget them in bulk. */
