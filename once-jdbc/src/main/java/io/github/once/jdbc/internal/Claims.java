@@ -130,7 +130,7 @@ public final class Claims {
                 sql.bindText(ps, p++, r.key().namespace());
                 sql.bindText(ps, p++, r.key().storageId());
                 ps.setLong(p++, lease);
-                ps.setLong(p++, expiry(lease, micros(r.retention())));
+                ps.setLong(p++, Math.max(lease, micros(r.retention())));
                 ps.setString(p++, r.fingerprint());
                 ps.setLong(p++, claimIds[i]);
             }
@@ -197,15 +197,6 @@ public final class Claims {
     }
 
     /** Microseconds, at least 1 and at most about a century (beyond that no date column can hold the deadline). */
-    /**
-     * A claimed row's expiry in microseconds from the claim: at least the lease; where the retention is not short
-     * against the lease, the retention plus the lease, so that a completion inside the lease keeps it
-     * ({@link Sql}'s completed expiry) and writes no indexed column.
-     */
-    static long expiry(long lease, long retention) {
-        return Math.max(lease, retention + Math.min(lease, retention));
-    }
-
     static long micros(java.time.Duration d) {
         long century = 100L * 366 * 24 * 3600 * 1_000_000L;
         if (d.getSeconds() >= century / 1_000_000L) {

@@ -173,11 +173,8 @@ public final class RecordTable {
         try (PreparedStatement ps = c.prepareStatement(checkLease ? sql.complete : sql.completeHeld)) {
             ps.setQueryTimeout(queryTimeoutSeconds);
             ps.setBytes(1, completion.result());
-            long retention = Claims.micros(completion.retention());
-            for (int p = 2; p <= 4; p++) { // the completed expiry reads the retention three times
-                ps.setLong(p, retention);
-            }
-            bindOwner(ps, 5, completion.lease());
+            ps.setLong(2, Claims.micros(completion.retention()));
+            bindOwner(ps, 3, completion.lease());
             return ps.executeUpdate() == 1;
         }
     }

@@ -70,7 +70,7 @@ public final class Sql {
                 find = "SELECT state, token, lease_until, expires_at, fingerprint, result FROM " + table
                         + " WHERE namespace = ? AND record_key = ? AND expires_at > clock_timestamp()";
                 completeHeld = "UPDATE " + table + " AS t SET state = 'COMPLETED', result = ?, lease_until = c.now,"
-                        + " completed_at = c.now, expires_at = " + completedExpiry("t.expires_at", r -> "c.now + " + r + " * INTERVAL '1 microsecond'", "CAST(? AS BIGINT)") + fromNow
+                        + " completed_at = c.now, expires_at = c.now + ? * INTERVAL '1 microsecond'" + fromNow
                         + owned;
                 complete = completeHeld + " AND t.lease_until > c.now";
                 releaseHeld = "UPDATE " + table + " AS t SET lease_until = c.now, claim_id = NULL, takeovers = -1" + fromNow
@@ -92,8 +92,7 @@ public final class Sql {
                 find = "SELECT state, token, lease_until, expires_at, fingerprint, result FROM " + table
                         + " WHERE namespace = ? AND record_key = ? AND expires_at > UTC_TIMESTAMP(6)";
                 completeHeld = "UPDATE " + table + " SET state = 'COMPLETED', result = ?, lease_until = UTC_TIMESTAMP(6),"
-                        + " completed_at = UTC_TIMESTAMP(6),"
-                        + " expires_at = " + completedExpiry("expires_at", r -> "UTC_TIMESTAMP(6) + INTERVAL " + r + " MICROSECOND", "?") + owned;
+                        + " completed_at = UTC_TIMESTAMP(6), expires_at = UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND" + owned;
                 complete = completeHeld + " AND lease_until > UTC_TIMESTAMP(6)";
                 releaseHeld = "UPDATE " + table + " SET lease_until = UTC_TIMESTAMP(6), claim_id = NULL, takeovers = -1" + owned;
                 release = releaseHeld + " AND lease_until > UTC_TIMESTAMP(6)";
@@ -109,8 +108,7 @@ public final class Sql {
                 find = "SELECT state, token, lease_until, expires_at, fingerprint, result FROM " + table
                         + " WHERE namespace = ? AND record_key = ? AND expires_at > CURRENT_TIMESTAMP";
                 completeHeld = "UPDATE " + table + " SET state = 'COMPLETED', result = ?, lease_until = CURRENT_TIMESTAMP,"
-                        + " completed_at = CURRENT_TIMESTAMP,"
-                        + " expires_at = " + completedExpiry("expires_at", r -> "DATEADD(MICROSECOND, " + r + ", CURRENT_TIMESTAMP)", "CAST(? AS BIGINT)") + owned;
+                        + " completed_at = CURRENT_TIMESTAMP, expires_at = DATEADD(MICROSECOND, ?, CURRENT_TIMESTAMP)" + owned;
                 complete = completeHeld + " AND lease_until > CURRENT_TIMESTAMP";
                 releaseHeld = "UPDATE " + table + " SET lease_until = CURRENT_TIMESTAMP, claim_id = NULL, takeovers = -1" + owned;
                 release = releaseHeld + " AND lease_until > CURRENT_TIMESTAMP";
@@ -167,7 +165,7 @@ public final class Sql {
                     : "(?, ?, ?, ?, ?)");
         }
         return "UPDATE " + table + " AS t SET state = 'COMPLETED', result = v.result, lease_until = c.now,"
-                + " completed_at = c.now, expires_at = " + completedExpiry("t.expires_at", r -> "c.now + " + r + " * INTERVAL '1 microsecond'", "v.retention")
+                + " completed_at = c.now, expires_at = c.now + v.retention * INTERVAL '1 microsecond'"
                 + " FROM (VALUES " + values + ") AS v(ns, k, token, result, retention)"
                 + " CROSS JOIN (SELECT clock_timestamp() AS now) AS c"
                 + " WHERE t.namespace = v.ns AND t.record_key = v.k AND t.state = 'IN_PROGRESS' AND t.token = v.token"
@@ -185,7 +183,7 @@ public final class Sql {
         return "UPDATE (" + values + ") AS v STRAIGHT_JOIN " + table + " AS t"
                 + " ON t.namespace = v.ns AND t.record_key = v.k"
                 + " SET t.state = 'COMPLETED', t.result = v.result, t.lease_until = UTC_TIMESTAMP(6),"
-                + " t.completed_at = UTC_TIMESTAMP(6), t.expires_at = " + completedExpiry("t.expires_at", r -> "UTC_TIMESTAMP(6) + INTERVAL " + r + " MICROSECOND", "v.retention") + ","
+                + " t.completed_at = UTC_TIMESTAMP(6), t.expires_at = UTC_TIMESTAMP(6) + INTERVAL v.retention MICROSECOND,"
                 + " t.claim_id = ?"
                 + " WHERE t.state = 'IN_PROGRESS' AND t.token = v.token"
                 + (checkLease ? " AND t.lease_until > UTC_TIMESTAMP(6)" : "");
@@ -213,21 +211,7 @@ public final class Sql {
                 + " WHEN MATCHED AND t.state = 'IN_PROGRESS' AND t.token = s.token"
                 + (checkLease ? " AND t.lease_until > s.now" : "")
                 + " THEN UPDATE SET state = 'COMPLETED', result = s.result, lease_until = s.now, completed_at = s.now,"
-                + " expires_at = " + completedExpiry("t.expires_at", r -> "DATEADD(MICROSECOND, " + r + ", s.now)", "s.retention") + ")";
-    }
-
-    /**
-     * A completion's expiry: the claim's when it already falls from one to two retentions after now (the claim
-     * set it to the lease plus the retention, so a completion inside the lease keeps it), else now plus the
-     * retention. Keeping it rewrites no indexed column, so the completion is a HOT update in PostgreSQL and
-     * touches no secondary index in MariaDB; a record then lives from one retention to one retention plus one
-     * lease after its completion. {@code plus} adds microseconds to now; {@code retention} is the retention in
-     * microseconds, a column or a parameter bound three times.
-     */
-    private static String completedExpiry(String expiry, java.util.function.Function<String, String> plus,
-                                          String retention) {
-        return "CASE WHEN " + expiry + " >= " + plus.apply(retention) + " AND " + expiry + " <= "
-                + plus.apply("2 * " + retention) + " THEN " + expiry + " ELSE " + plus.apply(retention) + " END";
+                + " expires_at = DATEADD(MICROSECOND, s.retention, s.now))";
     }
 
     /** The row may be taken: expired, or in progress with a lapsed lease. {@code now} is the claim's time. */
