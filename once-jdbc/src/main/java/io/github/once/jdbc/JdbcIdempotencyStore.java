@@ -194,7 +194,7 @@ public final class JdbcIdempotencyStore implements TransactionalStore {
             return List.of();
         }
         return retryingRaces("claim", Claims.oneStatement(requests),
-                c -> table().claimAnswering(c, requests, false));
+                c -> table().claimAnswering(c, requests, false, false));
     }
 
     private boolean completeOne(Completion completion) {

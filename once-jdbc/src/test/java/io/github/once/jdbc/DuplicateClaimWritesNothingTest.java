@@ -76,10 +76,10 @@ class DuplicateClaimWritesNothingTest {
         assertThat(xmin(live)).isEqualTo(liveVersion);
         try (Connection c = pool.getConnection()) {
             c.setAutoCommit(false);
-            List<ClaimResult> answers = store.table().claims.claimDistinct(c, List.of(request(done), request(live)));
+            List<ClaimResult> answers = store.table().claims.claimDistinct(c, List.of(request(done), request(live)), false);
             assertThat(answers).hasExactlyElementsOfTypes(ClaimResult.Duplicate.class, ClaimResult.Busy.class);
             assertThat(single(c, "SELECT txid_current_if_assigned()")).as("transaction id after duplicates").isNull();
-            assertThat(store.table().claims.claimDistinct(c, List.of(request(released))).get(0))
+            assertThat(store.table().claims.claimDistinct(c, List.of(request(released)), false).get(0))
                     .isInstanceOf(ClaimResult.Acquired.class);
             assertThat(single(c, "SELECT txid_current_if_assigned()")).as("transaction id after a takeover").isNotNull();
             c.commit();
@@ -101,10 +101,10 @@ class DuplicateClaimWritesNothingTest {
         try (Connection c = pool.getConnection()) {
             c.setAutoCommit(false);
             long before = handlerUpdates(c);
-            List<ClaimResult> answers = store.table().claims.claimDistinct(c, List.of(request(done), request(live)));
+            List<ClaimResult> answers = store.table().claims.claimDistinct(c, List.of(request(done), request(live)), false);
             assertThat(answers).hasExactlyElementsOfTypes(ClaimResult.Duplicate.class, ClaimResult.Busy.class);
             long afterDuplicates = handlerUpdates(c);
-            assertThat(store.table().claims.claimDistinct(c, List.of(request(released))).get(0))
+            assertThat(store.table().claims.claimDistinct(c, List.of(request(released)), false).get(0))
                     .isInstanceOf(ClaimResult.Acquired.class);
             long afterTakeover = handlerUpdates(c);
             c.commit();

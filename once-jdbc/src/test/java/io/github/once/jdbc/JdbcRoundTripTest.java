@@ -1,7 +1,11 @@
 package io.github.once.jdbc;
 
 import com.zaxxer.hikari.HikariDataSource;
+import io.github.once.Idempotency;
 import io.github.once.IdempotencyKey;
+import io.github.once.Outcome;
+import io.github.once.ResultCodec;
+import io.github.once.Task;
 import io.github.once.RecordState;
 import io.github.once.spi.ClaimRequest;
 import io.github.once.spi.ClaimResult;
@@ -211,6 +215,40 @@ class JdbcRoundTripTest {
 
             assertThat(results).hasExactlyElementsOfTypes(ClaimResult.Acquired.class, ClaimResult.Busy.class);
             assertThat(take()).isEqualTo(new Calls(2, 0, 1, 0, 2));
+        }
+
+        @Test
+        @DisplayName("transactional mode: a batch is its claim statement and a commit; only results are written after")
+        void transactionalBatchWritesItsRecordsCompletedAtTheClaim() {
+            try (Idempotency once = Idempotency.builder(counted).transactional().build()) {
+                List<Task<Void>> silent = new ArrayList<>();
+                List<Task<String>> answering = new ArrayList<>();
+                for (int i = 0; i < 50; i++) {
+                    silent.add(new Task<>(IdempotencyKey.of(namespace, "tx-" + i), new byte[] {1}, ResultCodec.none(),
+                            ctx -> null));
+                    String reply = "reply-" + i;
+                    answering.add(new Task<>(IdempotencyKey.of(namespace, "tx-result-" + i), new byte[] {1},
+                            ResultCodec.utf8(), ctx -> reply));
+                }
+                take();
+
+                assertThat(once.executeAll(silent)).allMatch(o -> o instanceof Outcome.Processed);
+                Calls withoutResults = take();
+                assertThat(once.executeAll(answering)).allMatch(o -> o instanceof Outcome.Processed);
+                Calls withResults = take();
+
+                // The rows were claimed completed inside the transaction; no completion statement follows.
+                assertThat(withoutResults.statements()).as("statements of a batch without results").isEqualTo(1);
+                assertThat(withoutResults.commits()).isEqualTo(1);
+                assertThat(withResults.statements()).as("statements of a batch with results").isEqualTo(2);
+                for (int i = 0; i < 50; i++) {
+                    assertThat(StoreCalls.find(plain, IdempotencyKey.of(namespace, "tx-" + i)).orElseThrow().state())
+                            .isEqualTo(RecordState.COMPLETED);
+                    assertThat(StoreCalls.find(plain, IdempotencyKey.of(namespace, "tx-result-" + i)).orElseThrow()
+                            .result()).asString().isEqualTo("reply-" + i);
+                }
+                assertThat(once.executeAll(silent)).as("a batch sent again").allMatch(o -> o instanceof Outcome.Duplicate);
+            }
         }
 
         @Test

@@ -103,7 +103,7 @@ class PostgresClaimPlanTest {
 
     /** Shared buffers (hit or read) that the store's claim statement for {@code keys} touches, rolled back. */
     private long buffersOfClaim(String... keys) throws Exception {
-        String claim = new Sql(JdbcDialect.POSTGRESQL, table).claim(keys.length);
+        String claim = new Sql(JdbcDialect.POSTGRESQL, table).claim(keys.length, false);
         try (Connection c = pool.getConnection()) {
             c.setAutoCommit(false);
             try (PreparedStatement ps = c.prepareStatement("EXPLAIN (ANALYZE, BUFFERS, FORMAT JSON) " + claim)) {

@@ -29,7 +29,7 @@ final class CallerTransactionUnit extends TransactionUnit {
     @Override
     ClaimResult firstClaim(ClaimRequest request) throws SQLException {
         try {
-            return table.claims.claimAll(connection, List.of(request)).get(0);
+            return table.claims.claimAll(connection, List.of(request), true).get(0);
         } catch (SQLException e) {
             if (RaceLost.of(e, true) == null) {
                 throw e;

@@ -43,7 +43,7 @@ public final class Claims {
      * Claims every request, answering as single claims in order would. Distinct keys go in one statement; a key
      * seen again goes in a later statement, so it sees the earlier claim.
      */
-    List<ClaimResult> claimAll(Connection c, List<ClaimRequest> requests) throws SQLException {
+    List<ClaimResult> claimAll(Connection c, List<ClaimRequest> requests, boolean completed) throws SQLException {
         List<List<Integer>> rounds = new ArrayList<>();
         Map<String, Integer> seen = new HashMap<>();
         for (int i = 0; i < requests.size(); i++) {
@@ -61,7 +61,7 @@ public final class Claims {
                 for (int index : chunk) {
                     batch.add(requests.get(index));
                 }
-                List<ClaimResult> answers = claimDistinct(c, batch);
+                List<ClaimResult> answers = claimDistinct(c, batch, completed);
                 for (int j = 0; j < chunk.size(); j++) {
                     results[chunk.get(j)] = answers.get(j);
                 }
@@ -94,8 +94,9 @@ public final class Claims {
      * statement left alone and this transaction no longer sees held is reported as a serialization failure (see
      * {@link #claimOrUnseen}), which callers answer like any lost race.
      */
-    public List<ClaimResult> claimDistinct(Connection c, List<ClaimRequest> requests) throws SQLException {
-        List<ClaimResult> answers = claimOrUnseen(c, requests);
+    public List<ClaimResult> claimDistinct(Connection c, List<ClaimRequest> requests, boolean completed)
+            throws SQLException {
+        List<ClaimResult> answers = claimOrUnseen(c, requests, completed);
         for (int i = 0; i < answers.size(); i++) {
             if (answers.get(i) == null) {
                 throw new SQLException("the row of " + requests.get(i).key() + " in " + sql.table + " changed after"
@@ -111,10 +112,10 @@ public final class Claims {
      * meanwhile; or, under REPEATABLE READ, not visible to this transaction's older snapshot). Such a key may be
      * claimed again.
      */
-    List<ClaimResult> claimOrUnseen(Connection c, List<ClaimRequest> requests) throws SQLException {
+    List<ClaimResult> claimOrUnseen(Connection c, List<ClaimRequest> requests, boolean completed) throws SQLException {
         long[] claimIds = new long[requests.size()];
         Map<String, Row> rows = new HashMap<>();
-        try (PreparedStatement ps = c.prepareStatement(sql.claim(requests.size()))) {
+        try (PreparedStatement ps = c.prepareStatement(sql.claim(requests.size(), completed))) {
             ps.setQueryTimeout(queryTimeoutSeconds);
             // Bind in key order so that concurrent batches lock rows in the same order and cannot deadlock.
             Integer[] order = new Integer[requests.size()];
@@ -177,7 +178,9 @@ public final class Claims {
     }
 
     private static ClaimResult answer(ClaimRequest r, Row row, long claimId) {
-        if (row.state == RecordState.IN_PROGRESS && row.claimId == claimId) {
+        // Only this statement wrote its random claim id: the row is taken (in progress, or completed when the claim
+        // writes it so, see Sql#claim).
+        if (row.claimId == claimId) {
             return new ClaimResult.Acquired(new Lease(r.key(), row.token, row.leaseUntil), row.takeovers);
         }
         // Not taken, so the row was completed or held by a live lease when the statement locked it.

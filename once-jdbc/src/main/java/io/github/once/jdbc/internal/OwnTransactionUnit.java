@@ -19,7 +19,7 @@ final class OwnTransactionUnit extends TransactionUnit {
     /** Nothing else is in the transaction yet, so a lost race can be answered, or tried again in a new one. */
     @Override
     ClaimResult firstClaim(ClaimRequest request) throws SQLException {
-        return table.claimAnswering(connection, List.of(request), true).get(0);
+        return table.claimAnswering(connection, List.of(request), true, true).get(0);
     }
 
     @Override

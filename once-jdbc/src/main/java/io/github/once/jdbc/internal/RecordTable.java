@@ -75,7 +75,8 @@ public final class RecordTable {
      * row the statement left alone and a fresh read no longer finds held is claimed again in a new statement.
      * The reads after a claim statement take no locks, so no race can undo what it committed.
      */
-    public List<ClaimResult> claimAnswering(Connection c, List<ClaimRequest> requests, boolean lockWaits) throws SQLException {
+    public List<ClaimResult> claimAnswering(Connection c, List<ClaimRequest> requests, boolean lockWaits,
+                                            boolean completed) throws SQLException {
         boolean autoCommit = c.getAutoCommit();
         if (autoCommit && !Claims.oneStatement(requests)) {
             throw new IllegalArgumentException("an auto-commit claim takes distinct keys, at most " + Claims.MAX_ROWS);
@@ -93,7 +94,7 @@ public final class RecordTable {
             List<ClaimResult> claimed = null;
             RaceLost race = null;
             try {
-                claimed = autoCommit ? claims.claimOrUnseen(c, batch) : claims.claimAll(c, batch);
+                claimed = autoCommit ? claims.claimOrUnseen(c, batch, completed) : claims.claimAll(c, batch, completed);
             } catch (SQLException e) {
                 race = RaceLost.of(e, lockWaits);
                 if (race == null) {

@@ -13,7 +13,6 @@ import java.time.ZoneOffset;
 import java.util.Map;
 import java.util.StringJoiner;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.function.IntFunction;
 
 /**
  * Every statement Once runs, for one dialect and one table. Deadlines are always computed by the database clock;
@@ -44,7 +43,7 @@ public final class Sql {
     public final JdbcDialect dialect;
     public final String table;
     private final Map<Integer, String> claims = new ConcurrentHashMap<>();
-    private final IntFunction<String> claimBuilder;
+    private final ClaimBuilder claimBuilder;
     private final Map<Integer, String> completions = new ConcurrentHashMap<>();
 
     final String find;
@@ -63,19 +62,22 @@ public final class Sql {
         this.dialect = dialect;
         this.table = table;
         String owned = " WHERE namespace = ? AND record_key = ? AND state = 'IN_PROGRESS' AND token = ?";
+        // This transaction holds the row, which it may have claimed already completed (claim(rows, true)).
+        String held = " WHERE namespace = ? AND record_key = ? AND token = ?";
         switch (dialect) {
             case POSTGRESQL -> {
                 String fromNow = " FROM (SELECT clock_timestamp() AS now) AS c";
                 claimBuilder = this::postgresClaim;
                 find = "SELECT state, token, lease_until, expires_at, fingerprint, result FROM " + table
                         + " WHERE namespace = ? AND record_key = ? AND expires_at > clock_timestamp()";
-                completeHeld = "UPDATE " + table + " AS t SET state = 'COMPLETED', result = ?, lease_until = c.now,"
-                        + " completed_at = c.now, expires_at = c.now + ? * INTERVAL '1 microsecond'" + fromNow
-                        + owned;
-                complete = completeHeld + " AND t.lease_until > c.now";
-                releaseHeld = "UPDATE " + table + " AS t SET lease_until = c.now, claim_id = NULL, takeovers = -1" + fromNow
-                        + owned;
-                release = releaseHeld + " AND t.lease_until > c.now";
+                String completing = "UPDATE " + table + " AS t SET state = 'COMPLETED', result = ?, lease_until = c.now,"
+                        + " completed_at = c.now, expires_at = c.now + ? * INTERVAL '1 microsecond'" + fromNow;
+                completeHeld = completing + held;
+                complete = completing + owned + " AND t.lease_until > c.now";
+                String releasing = "UPDATE " + table + " AS t SET state = 'IN_PROGRESS', completed_at = NULL,"
+                        + " lease_until = c.now, claim_id = NULL, takeovers = -1" + fromNow;
+                releaseHeld = releasing + held;
+                release = releasing + owned + " AND t.lease_until > c.now";
                 renew = "UPDATE " + table + " AS t SET lease_until = c.now + ? * INTERVAL '1 microsecond',"
                         + " expires_at = GREATEST(t.expires_at, c.now + ? * INTERVAL '1 microsecond')" + fromNow
                         + owned
@@ -91,11 +93,15 @@ public final class Sql {
                 claimBuilder = this::mariadbClaim;
                 find = "SELECT state, token, lease_until, expires_at, fingerprint, result FROM " + table
                         + " WHERE namespace = ? AND record_key = ? AND expires_at > UTC_TIMESTAMP(6)";
-                completeHeld = "UPDATE " + table + " SET state = 'COMPLETED', result = ?, lease_until = UTC_TIMESTAMP(6),"
-                        + " completed_at = UTC_TIMESTAMP(6), expires_at = UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND" + owned;
-                complete = completeHeld + " AND lease_until > UTC_TIMESTAMP(6)";
-                releaseHeld = "UPDATE " + table + " SET lease_until = UTC_TIMESTAMP(6), claim_id = NULL, takeovers = -1" + owned;
-                release = releaseHeld + " AND lease_until > UTC_TIMESTAMP(6)";
+                String completing = "UPDATE " + table + " SET state = 'COMPLETED', result = ?,"
+                        + " lease_until = UTC_TIMESTAMP(6), completed_at = UTC_TIMESTAMP(6),"
+                        + " expires_at = UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND";
+                completeHeld = completing + held;
+                complete = completing + owned + " AND lease_until > UTC_TIMESTAMP(6)";
+                String releasing = "UPDATE " + table + " SET state = 'IN_PROGRESS', completed_at = NULL,"
+                        + " lease_until = UTC_TIMESTAMP(6), claim_id = NULL, takeovers = -1";
+                releaseHeld = releasing + held;
+                release = releasing + owned + " AND lease_until > UTC_TIMESTAMP(6)";
                 renew = "UPDATE " + table + " SET expires_at = GREATEST(expires_at, UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND),"
                         + " lease_until = UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND" + owned
                         + " AND lease_until > UTC_TIMESTAMP(6)";
@@ -107,11 +113,15 @@ public final class Sql {
                 claimBuilder = this::h2Claim;
                 find = "SELECT state, token, lease_until, expires_at, fingerprint, result FROM " + table
                         + " WHERE namespace = ? AND record_key = ? AND expires_at > CURRENT_TIMESTAMP";
-                completeHeld = "UPDATE " + table + " SET state = 'COMPLETED', result = ?, lease_until = CURRENT_TIMESTAMP,"
-                        + " completed_at = CURRENT_TIMESTAMP, expires_at = DATEADD(MICROSECOND, ?, CURRENT_TIMESTAMP)" + owned;
-                complete = completeHeld + " AND lease_until > CURRENT_TIMESTAMP";
-                releaseHeld = "UPDATE " + table + " SET lease_until = CURRENT_TIMESTAMP, claim_id = NULL, takeovers = -1" + owned;
-                release = releaseHeld + " AND lease_until > CURRENT_TIMESTAMP";
+                String completing = "UPDATE " + table + " SET state = 'COMPLETED', result = ?,"
+                        + " lease_until = CURRENT_TIMESTAMP, completed_at = CURRENT_TIMESTAMP,"
+                        + " expires_at = DATEADD(MICROSECOND, ?, CURRENT_TIMESTAMP)";
+                completeHeld = completing + held;
+                complete = completing + owned + " AND lease_until > CURRENT_TIMESTAMP";
+                String releasing = "UPDATE " + table + " SET state = 'IN_PROGRESS', completed_at = NULL,"
+                        + " lease_until = CURRENT_TIMESTAMP, claim_id = NULL, takeovers = -1";
+                releaseHeld = releasing + held;
+                release = releasing + owned + " AND lease_until > CURRENT_TIMESTAMP";
                 renew = "SELECT lease_until FROM FINAL TABLE (UPDATE " + table
                         + " SET expires_at = GREATEST(expires_at, DATEADD(MICROSECOND, ?, CURRENT_TIMESTAMP)),"
                         + " lease_until = DATEADD(MICROSECOND, ?, CURRENT_TIMESTAMP)" + owned
@@ -138,9 +148,17 @@ public final class Sql {
                 + takeable("", now);
     }
 
-    /** The claim statement for {@code rows} distinct keys. */
-    public String claim(int rows) {
-        return claims.computeIfAbsent(rows, claimBuilder::apply);
+    /**
+     * The claim statement for {@code rows} distinct keys. {@code completed}: the rows it takes are written completed
+     * at once, for a transaction that holds them until it commits with the handlers' work (their state is then
+     * never seen in progress by anyone else); a completion then only has a result to write, if any.
+     */
+    public String claim(int rows, boolean completed) {
+        return claims.computeIfAbsent(completed ? -rows : rows, k -> claimBuilder.build(rows, completed));
+    }
+
+    private interface ClaimBuilder {
+        String build(int rows, boolean completed);
     }
 
     /**
@@ -168,8 +186,8 @@ public final class Sql {
                 + " completed_at = c.now, expires_at = c.now + v.retention * INTERVAL '1 microsecond'"
                 + " FROM (VALUES " + values + ") AS v(ns, k, token, result, retention)"
                 + " CROSS JOIN (SELECT clock_timestamp() AS now) AS c"
-                + " WHERE t.namespace = v.ns AND t.record_key = v.k AND t.state = 'IN_PROGRESS' AND t.token = v.token"
-                + (checkLease ? " AND t.lease_until > c.now" : "")
+                + " WHERE t.namespace = v.ns AND t.record_key = v.k AND t.token = v.token"
+                + (checkLease ? " AND t.state = 'IN_PROGRESS' AND t.lease_until > c.now" : "")
                 + " RETURNING t.namespace, t.record_key";
     }
 
@@ -185,8 +203,8 @@ public final class Sql {
                 + " SET t.state = 'COMPLETED', t.result = v.result, t.lease_until = UTC_TIMESTAMP(6),"
                 + " t.completed_at = UTC_TIMESTAMP(6), t.expires_at = UTC_TIMESTAMP(6) + INTERVAL v.retention MICROSECOND,"
                 + " t.claim_id = ?"
-                + " WHERE t.state = 'IN_PROGRESS' AND t.token = v.token"
-                + (checkLease ? " AND t.lease_until > UTC_TIMESTAMP(6)" : "");
+                + " WHERE t.token = v.token"
+                + (checkLease ? " AND t.state = 'IN_PROGRESS' AND t.lease_until > UTC_TIMESTAMP(6)" : "");
     }
 
     /** MariaDB: which of {@code rows} keys this transaction's completion stamped with its marker. */
@@ -208,10 +226,14 @@ public final class Sql {
                 + " (SELECT v.*, CURRENT_TIMESTAMP AS now FROM (VALUES " + values + ")"
                 + " AS v(ns, k, token, result, retention)) AS s"
                 + " ON t.namespace = s.ns AND t.record_key = s.k"
-                + " WHEN MATCHED AND t.state = 'IN_PROGRESS' AND t.token = s.token"
-                + (checkLease ? " AND t.lease_until > s.now" : "")
+                + " WHEN MATCHED AND t.token = s.token"
+                + (checkLease ? " AND t.state = 'IN_PROGRESS' AND t.lease_until > s.now" : "")
                 + " THEN UPDATE SET state = 'COMPLETED', result = s.result, lease_until = s.now, completed_at = s.now,"
                 + " expires_at = DATEADD(MICROSECOND, s.retention, s.now))";
+    }
+
+    private static String state(boolean completed) {
+        return completed ? "'COMPLETED'" : "'IN_PROGRESS'";
     }
 
     /** The row may be taken: expired, or in progress with a lapsed lease. {@code now} is the claim's time. */
@@ -226,7 +248,7 @@ public final class Sql {
                 + row + "takeovers + 1 ELSE 0 END";
     }
 
-    private String postgresClaim(int rows) {
+    private String postgresClaim(int rows, boolean completed) {
         StringJoiner values = new StringJoiner(", ");
         for (int i = 0; i < rows; i++) {
             values.add(i == 0
@@ -248,33 +270,34 @@ public final class Sql {
                 + " AS r WHERE r.namespace = v.ns AND r.record_key = v.k OFFSET 0) AS t"
                 + " WHERE NOT " + takeable("t.", "c.now") + "),"
                 + " taken AS (INSERT INTO " + table + " AS t (" + INSERTED + ")"
-                + " SELECT v.ns, v.k, 'IN_PROGRESS', CAST(EXTRACT(EPOCH FROM c.now) * 1000000 AS BIGINT),"
+                + " SELECT v.ns, v.k, " + state(completed) + ", CAST(EXTRACT(EPOCH FROM c.now) * 1000000 AS BIGINT),"
                 + " c.now + v.lease * INTERVAL '1 microsecond', c.now + v.expiry * INTERVAL '1 microsecond',"
-                + " v.fp, NULL, v.claim_id, 0, c.now, NULL"
+                + " v.fp, NULL, v.claim_id, 0, c.now, " + (completed ? "c.now" : "NULL")
                 + " FROM v CROSS JOIN c"
                 + " WHERE NOT EXISTS (SELECT 1 FROM held AS h WHERE h.namespace = v.ns AND h.record_key = v.k)"
-                + " ON CONFLICT (namespace, record_key) DO UPDATE SET state = 'IN_PROGRESS',"
+                + " ON CONFLICT (namespace, record_key) DO UPDATE SET state = EXCLUDED.state,"
                 + " token = GREATEST(t.token + 1, EXCLUDED.token), lease_until = EXCLUDED.lease_until,"
                 + " expires_at = EXCLUDED.expires_at, fingerprint = EXCLUDED.fingerprint, result = NULL,"
-                + " claim_id = EXCLUDED.claim_id, created_at = EXCLUDED.created_at, completed_at = NULL,"
+                + " claim_id = EXCLUDED.claim_id, created_at = EXCLUDED.created_at, completed_at = EXCLUDED.completed_at,"
                 + " takeovers = " + takeovers("t.", "EXCLUDED.created_at")
                 + " WHERE " + takeable("t.", "EXCLUDED.created_at")
                 + " RETURNING " + RETURNED + ")"
                 + " SELECT " + RETURNED + " FROM taken UNION ALL SELECT " + RETURNED + " FROM held";
     }
 
-    private String mariadbClaim(int rows) {
+    private String mariadbClaim(int rows, boolean completed) {
         String now = "UTC_TIMESTAMP(6)";
         StringJoiner values = new StringJoiner(", ");
         for (int i = 0; i < rows; i++) {
-            values.add("(?, ?, 'IN_PROGRESS', TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', " + now + "), "
-                    + now + " + INTERVAL ? MICROSECOND, " + now + " + INTERVAL ? MICROSECOND, ?, NULL, ?, 0, " + now
-                    + ", NULL)");
+            values.add("(?, ?, " + state(completed) + ", TIMESTAMPDIFF(MICROSECOND, '1970-01-01 00:00:00', " + now
+                    + "), " + now + " + INTERVAL ? MICROSECOND, " + now + " + INTERVAL ? MICROSECOND, ?, NULL, ?, 0, "
+                    + now + ", " + (completed ? now : "NULL") + ")");
         }
         String c = takeable("", "VALUES(created_at)");
         // MariaDB assigns left to right and later assignments see earlier ones. The guard reads state, expires_at
-        // and lease_until, so those come last, lease_until very last: a taken row already had
-        // lease_until <= expires_at <= now or a lapsed lease, so the guard stays true until the end.
+        // and lease_until, which no assignment before claim_id's changes; from there on a taken row is the one
+        // holding this claim's (random) claim_id, so the rest test that instead of the guard.
+        String taken = "claim_id = VALUES(claim_id)";
         return "INSERT INTO " + table + " (" + INSERTED + ") VALUES " + values
                 + " ON DUPLICATE KEY UPDATE"
                 + " takeovers = IF(" + c + ", " + takeovers("", "VALUES(created_at)") + ", takeovers),"
@@ -282,15 +305,15 @@ public final class Sql {
                 + " fingerprint = IF(" + c + ", VALUES(fingerprint), fingerprint),"
                 + " result = IF(" + c + ", NULL, result),"
                 + " claim_id = IF(" + c + ", VALUES(claim_id), claim_id),"
-                + " created_at = IF(" + c + ", VALUES(created_at), created_at),"
-                + " completed_at = IF(" + c + ", NULL, completed_at),"
-                + " state = IF(" + c + ", 'IN_PROGRESS', state),"
-                + " expires_at = IF(" + c + ", VALUES(expires_at), expires_at),"
-                + " lease_until = IF(" + c + ", VALUES(lease_until), lease_until)"
+                + " created_at = IF(" + taken + ", VALUES(created_at), created_at),"
+                + " completed_at = IF(" + taken + ", VALUES(completed_at), completed_at),"
+                + " state = IF(" + taken + ", VALUES(state), state),"
+                + " expires_at = IF(" + taken + ", VALUES(expires_at), expires_at),"
+                + " lease_until = IF(" + taken + ", VALUES(lease_until), lease_until)"
                 + " RETURNING " + RETURNED;
     }
 
-    private String h2Claim(int rows) {
+    private String h2Claim(int rows, boolean completed) {
         StringJoiner values = new StringJoiner(", ");
         for (int i = 0; i < rows; i++) {
             values.add("(CAST(? AS VARCHAR(64)), CAST(? AS VARCHAR(200)), CAST(? AS BIGINT), CAST(? AS BIGINT),"
@@ -304,13 +327,13 @@ public final class Sql {
                 + " FROM (VALUES " + values + ") AS v(ns, k, lease, expiry, fp, claim_id)) AS s"
                 + " ON t.namespace = s.ns AND t.record_key = s.k"
                 + " WHEN MATCHED AND " + takeable("t.", "s.now") + " THEN UPDATE SET"
-                + " takeovers = " + takeovers("t.", "s.now") + ", state = 'IN_PROGRESS',"
+                + " takeovers = " + takeovers("t.", "s.now") + ", state = " + state(completed) + ","
                 + " token = GREATEST(t.token + 1, " + micros + "), lease_until = DATEADD(MICROSECOND, s.lease, s.now),"
                 + " expires_at = DATEADD(MICROSECOND, s.expiry, s.now), fingerprint = s.fp, result = NULL,"
-                + " claim_id = s.claim_id, created_at = s.now, completed_at = NULL"
-                + " WHEN NOT MATCHED THEN INSERT (" + INSERTED + ") VALUES (s.ns, s.k, 'IN_PROGRESS', " + micros + ","
-                + " DATEADD(MICROSECOND, s.lease, s.now), DATEADD(MICROSECOND, s.expiry, s.now), s.fp, NULL,"
-                + " s.claim_id, 0, s.now, NULL))";
+                + " claim_id = s.claim_id, created_at = s.now, completed_at = " + (completed ? "s.now" : "NULL")
+                + " WHEN NOT MATCHED THEN INSERT (" + INSERTED + ") VALUES (s.ns, s.k, " + state(completed) + ", "
+                + micros + ", DATEADD(MICROSECOND, s.lease, s.now), DATEADD(MICROSECOND, s.expiry, s.now), s.fp, NULL,"
+                + " s.claim_id, 0, s.now, " + (completed ? "s.now" : "NULL") + "))";
     }
 
     /** Binds namespace or key: bytes for MariaDB's binary columns, text elsewhere. */

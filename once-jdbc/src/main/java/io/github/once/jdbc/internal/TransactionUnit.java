@@ -10,6 +10,8 @@ import io.github.once.spi.Lease;
 import java.sql.Connection;
 import java.sql.SQLException;
 import java.sql.Savepoint;
+import java.util.ArrayList;
+import java.util.Collections;
 import java.util.List;
 
 import org.slf4j.Logger;
@@ -52,7 +54,7 @@ abstract class TransactionUnit implements ExecutionScope.Unit {
             return List.of(sql("claim", true, () -> firstClaim(requests.get(0))));
         }
         claimed = true;
-        return sql("claim", true, () -> table.claims.claimAll(connection, requests));
+        return sql("claim", true, () -> table.claims.claimAll(connection, requests, true));
     }
 
     @Override
@@ -92,18 +94,28 @@ abstract class TransactionUnit implements ExecutionScope.Unit {
         };
     }
 
+    /**
+     * The claims wrote their rows completed, and this transaction holds them until it commits with the handlers'
+     * work: only a result is left to write. A batch without results costs no statement here.
+     */
     @Override
     public final List<Boolean> complete(List<Completion> completions) {
-        if (completions.size() == 1) {
-            Completion completion = completions.get(0);
-            return List.of(recorded(completion,
-                    sql("complete", false, () -> table.complete(connection, completion, false))));
+        List<Completion> results = new ArrayList<>();
+        for (Completion completion : completions) {
+            if (completion.result() != null) {
+                results.add(completion);
+            }
         }
-        List<Boolean> recorded = sql("completeAll", false, () -> table.completeAll(connection, completions, false));
-        for (int i = 0; i < recorded.size(); i++) {
-            recorded(completions.get(i), recorded.get(i));
+        if (results.size() == 1) {
+            Completion completion = results.get(0);
+            recorded(completion, sql("complete", false, () -> table.complete(connection, completion, false)));
+        } else if (!results.isEmpty()) {
+            List<Boolean> recorded = sql("completeAll", false, () -> table.completeAll(connection, results, false));
+            for (int i = 0; i < recorded.size(); i++) {
+                recorded(results.get(i), recorded.get(i));
+            }
         }
-        return recorded;
+        return Collections.nCopies(completions.size(), true);
     }
 
     /** The transaction holds the row: no one else can have changed it. */
