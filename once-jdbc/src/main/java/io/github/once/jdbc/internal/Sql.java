@@ -70,12 +70,11 @@ public final class Sql {
                 claimBuilder = this::postgresClaim;
                 find = "SELECT state, token, lease_until, expires_at, fingerprint, result FROM " + table
                         + " WHERE namespace = ? AND record_key = ? AND expires_at > clock_timestamp()";
-                String completing = "UPDATE " + table + " AS t SET state = 'COMPLETED', result = ?, lease_until = c.now,"
-                        + " completed_at = c.now, expires_at = c.now + ? * INTERVAL '1 microsecond'" + fromNow;
+                String completing = completing(table + " AS t", "c.now", "c.now + ? * INTERVAL '1 microsecond'")
+                        + fromNow;
                 completeHeld = completing + held;
                 complete = completing + owned + " AND t.lease_until > c.now";
-                String releasing = "UPDATE " + table + " AS t SET state = 'IN_PROGRESS', completed_at = NULL,"
-                        + " lease_until = c.now, claim_id = NULL, takeovers = -1" + fromNow;
+                String releasing = releasing(table + " AS t", "c.now") + fromNow;
                 releaseHeld = releasing + held;
                 release = releasing + owned + " AND t.lease_until > c.now";
                 renew = "UPDATE " + table + " AS t SET lease_until = c.now + ? * INTERVAL '1 microsecond',"
@@ -93,13 +92,10 @@ public final class Sql {
                 claimBuilder = this::mariadbClaim;
                 find = "SELECT state, token, lease_until, expires_at, fingerprint, result FROM " + table
                         + " WHERE namespace = ? AND record_key = ? AND expires_at > UTC_TIMESTAMP(6)";
-                String completing = "UPDATE " + table + " SET state = 'COMPLETED', result = ?,"
-                        + " lease_until = UTC_TIMESTAMP(6), completed_at = UTC_TIMESTAMP(6),"
-                        + " expires_at = UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND";
+                String completing = completing(table, "UTC_TIMESTAMP(6)", "UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND");
                 completeHeld = completing + held;
                 complete = completing + owned + " AND lease_until > UTC_TIMESTAMP(6)";
-                String releasing = "UPDATE " + table + " SET state = 'IN_PROGRESS', completed_at = NULL,"
-                        + " lease_until = UTC_TIMESTAMP(6), claim_id = NULL, takeovers = -1";
+                String releasing = releasing(table, "UTC_TIMESTAMP(6)");
                 releaseHeld = releasing + held;
                 release = releasing + owned + " AND lease_until > UTC_TIMESTAMP(6)";
                 renew = "UPDATE " + table + " SET expires_at = GREATEST(expires_at, UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND),"
@@ -113,13 +109,10 @@ public final class Sql {
                 claimBuilder = this::h2Claim;
                 find = "SELECT state, token, lease_until, expires_at, fingerprint, result FROM " + table
                         + " WHERE namespace = ? AND record_key = ? AND expires_at > CURRENT_TIMESTAMP";
-                String completing = "UPDATE " + table + " SET state = 'COMPLETED', result = ?,"
-                        + " lease_until = CURRENT_TIMESTAMP, completed_at = CURRENT_TIMESTAMP,"
-                        + " expires_at = DATEADD(MICROSECOND, ?, CURRENT_TIMESTAMP)";
+                String completing = completing(table, "CURRENT_TIMESTAMP", "DATEADD(MICROSECOND, ?, CURRENT_TIMESTAMP)");
                 completeHeld = completing + held;
                 complete = completing + owned + " AND lease_until > CURRENT_TIMESTAMP";
-                String releasing = "UPDATE " + table + " SET state = 'IN_PROGRESS', completed_at = NULL,"
-                        + " lease_until = CURRENT_TIMESTAMP, claim_id = NULL, takeovers = -1";
+                String releasing = releasing(table, "CURRENT_TIMESTAMP");
                 releaseHeld = releasing + held;
                 release = releasing + owned + " AND lease_until > CURRENT_TIMESTAMP";
                 renew = "SELECT lease_until FROM FINAL TABLE (UPDATE " + table
@@ -230,6 +223,18 @@ public final class Sql {
                 + (checkLease ? " AND t.state = 'IN_PROGRESS' AND t.lease_until > s.now" : "")
                 + " THEN UPDATE SET state = 'COMPLETED', result = s.result, lease_until = s.now, completed_at = s.now,"
                 + " expires_at = DATEADD(MICROSECOND, s.retention, s.now))";
+    }
+
+    /** A completion's UPDATE up to its WHERE: {@code expiry} is now plus the retention bound after the result. */
+    private static String completing(String target, String now, String expiry) {
+        return "UPDATE " + target + " SET state = 'COMPLETED', result = ?, lease_until = " + now + ", completed_at = "
+                + now + ", expires_at = " + expiry;
+    }
+
+    /** A release's UPDATE up to its WHERE: back in progress, its lease lapsed now, marked given back. */
+    private static String releasing(String target, String now) {
+        return "UPDATE " + target + " SET state = 'IN_PROGRESS', completed_at = NULL, lease_until = " + now
+                + ", claim_id = NULL, takeovers = -1";
     }
 
     private static String state(boolean completed) {
