@@ -221,7 +221,7 @@ class TransactionalIdempotencyTest {
             Task<String> slow = new Task<>(key, key.id().getBytes(), ResultCodec.utf8(), ctx -> {
                 insertEffect(ctx.resource(Connection.class), key);
                 claimed.countDown();
-                assertThat(release.await(10, TimeUnit.SECONDS)).isTrue();
+                assertThat(release.await(60, TimeUnit.SECONDS)).isTrue();
                 return "first";
             });
             long[] firstReturnedAt = new long[1];
@@ -230,21 +230,26 @@ class TransactionalIdempotencyTest {
                 firstReturnedAt[0] = System.nanoTime();
                 return outcome;
             });
-            assertThat(claimed.await(5, TimeUnit.SECONDS)).isTrue();
             Thread[] waiter = new Thread[1];
             long[] secondAnsweredAt = new long[1];
-            CompletableFuture<Outcome<String>> second = CompletableFuture.supplyAsync(() -> {
-                waiter[0] = Thread.currentThread();
-                Outcome<String> outcome = once.execute(effectTask(key, "second"));
-                secondAnsweredAt[0] = System.nanoTime();
-                return outcome;
-            });
-            await().atMost(Duration.ofSeconds(5)).until(() -> second.isDone() || waitsOnLock(waiter[0]));
+            CompletableFuture<Outcome<String>> second;
+            try {
+                // Bounds for a loaded machine: each only ends a wait that normally takes milliseconds.
+                assertThat(claimed.await(30, TimeUnit.SECONDS)).isTrue();
+                second = CompletableFuture.supplyAsync(() -> {
+                    waiter[0] = Thread.currentThread();
+                    Outcome<String> outcome = once.execute(effectTask(key, "second"));
+                    secondAnsweredAt[0] = System.nanoTime();
+                    return outcome;
+                });
+                await().atMost(Duration.ofSeconds(30)).until(() -> second.isDone() || waitsOnLock(waiter[0]));
+            } finally {
+                // Never leave the first transaction open (and its table locked) when a wait above gives up.
+                release.countDown();
+            }
 
-            release.countDown();
-
-            assertThat(first.get(10, TimeUnit.SECONDS)).isInstanceOf(Outcome.Processed.class);
-            Outcome<String> duplicate = second.get(10, TimeUnit.SECONDS);
+            assertThat(first.get(30, TimeUnit.SECONDS)).isInstanceOf(Outcome.Processed.class);
+            Outcome<String> duplicate = second.get(30, TimeUnit.SECONDS);
             if (duplicate instanceof Outcome.Busy) {
                 // Only H2 may answer without waiting: it reports the uncommitted key at once, which is Busy (before
                 // the first committed, never after), and the retry after the commit is the Duplicate.
