@@ -64,19 +64,24 @@ public final class Sql {
         String owned = " WHERE namespace = ? AND record_key = ? AND state = 'IN_PROGRESS' AND token = ?";
         // This transaction holds the row, which it may have claimed already completed (claim(rows, true)).
         String held = " WHERE namespace = ? AND record_key = ? AND token = ?";
+        // Per dialect, for the completion's and the release's statements: what they update, the database's now,
+        // now plus a bound retention, what follows SET, and the row's lease deadline.
+        String target;
+        String now;
+        String retained;
+        String from = "";
+        String leaseUntil = "lease_until";
         switch (dialect) {
             case POSTGRESQL -> {
                 String fromNow = " FROM (SELECT clock_timestamp() AS now) AS c";
                 claimBuilder = this::postgresClaim;
                 find = "SELECT state, token, lease_until, expires_at, fingerprint, result FROM " + table
                         + " WHERE namespace = ? AND record_key = ? AND expires_at > clock_timestamp()";
-                String completing = completing(table + " AS t", "c.now", "c.now + ? * INTERVAL '1 microsecond'")
-                        + fromNow;
-                completeHeld = completing + held;
-                complete = completing + owned + " AND t.lease_until > c.now";
-                String releasing = releasing(table + " AS t", "c.now") + fromNow;
-                releaseHeld = releasing + held;
-                release = releasing + owned + " AND t.lease_until > c.now";
+                target = table + " AS t";
+                now = "c.now";
+                retained = "c.now + ? * INTERVAL '1 microsecond'";
+                from = fromNow;
+                leaseUntil = "t.lease_until";
                 renew = "UPDATE " + table + " AS t SET lease_until = c.now + ? * INTERVAL '1 microsecond',"
                         + " expires_at = GREATEST(t.expires_at, c.now + ? * INTERVAL '1 microsecond')" + fromNow
                         + owned
@@ -92,12 +97,9 @@ public final class Sql {
                 claimBuilder = this::mariadbClaim;
                 find = "SELECT state, token, lease_until, expires_at, fingerprint, result FROM " + table
                         + " WHERE namespace = ? AND record_key = ? AND expires_at > UTC_TIMESTAMP(6)";
-                String completing = completing(table, "UTC_TIMESTAMP(6)", "UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND");
-                completeHeld = completing + held;
-                complete = completing + owned + " AND lease_until > UTC_TIMESTAMP(6)";
-                String releasing = releasing(table, "UTC_TIMESTAMP(6)");
-                releaseHeld = releasing + held;
-                release = releasing + owned + " AND lease_until > UTC_TIMESTAMP(6)";
+                target = table;
+                now = "UTC_TIMESTAMP(6)";
+                retained = "UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND";
                 renew = "UPDATE " + table + " SET expires_at = GREATEST(expires_at, UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND),"
                         + " lease_until = UTC_TIMESTAMP(6) + INTERVAL ? MICROSECOND" + owned
                         + " AND lease_until > UTC_TIMESTAMP(6)";
@@ -109,12 +111,9 @@ public final class Sql {
                 claimBuilder = this::h2Claim;
                 find = "SELECT state, token, lease_until, expires_at, fingerprint, result FROM " + table
                         + " WHERE namespace = ? AND record_key = ? AND expires_at > CURRENT_TIMESTAMP";
-                String completing = completing(table, "CURRENT_TIMESTAMP", "DATEADD(MICROSECOND, ?, CURRENT_TIMESTAMP)");
-                completeHeld = completing + held;
-                complete = completing + owned + " AND lease_until > CURRENT_TIMESTAMP";
-                String releasing = releasing(table, "CURRENT_TIMESTAMP");
-                releaseHeld = releasing + held;
-                release = releasing + owned + " AND lease_until > CURRENT_TIMESTAMP";
+                target = table;
+                now = "CURRENT_TIMESTAMP";
+                retained = "DATEADD(MICROSECOND, ?, CURRENT_TIMESTAMP)";
                 renew = "SELECT lease_until FROM FINAL TABLE (UPDATE " + table
                         + " SET expires_at = GREATEST(expires_at, DATEADD(MICROSECOND, ?, CURRENT_TIMESTAMP)),"
                         + " lease_until = DATEADD(MICROSECOND, ?, CURRENT_TIMESTAMP)" + owned
@@ -125,6 +124,15 @@ public final class Sql {
             }
             default -> throw new IllegalArgumentException("dialect: " + dialect);
         }
+        String completing = "UPDATE " + target + " SET state = 'COMPLETED', result = ?, lease_until = " + now
+                + ", completed_at = " + now + ", expires_at = " + retained + from;
+        String releasing = "UPDATE " + target + " SET state = 'IN_PROGRESS', completed_at = NULL, lease_until = " + now
+                + ", claim_id = NULL, takeovers = -1" + from;
+        String leaseAlive = " AND " + leaseUntil + " > " + now;
+        completeHeld = completing + held;
+        complete = completing + owned + leaseAlive;
+        releaseHeld = releasing + held;
+        release = releasing + owned + leaseAlive;
     }
 
     /**
@@ -223,18 +231,6 @@ public final class Sql {
                 + (checkLease ? " AND t.state = 'IN_PROGRESS' AND t.lease_until > s.now" : "")
                 + " THEN UPDATE SET state = 'COMPLETED', result = s.result, lease_until = s.now, completed_at = s.now,"
                 + " expires_at = DATEADD(MICROSECOND, s.retention, s.now))";
-    }
-
-    /** A completion's UPDATE up to its WHERE: {@code expiry} is now plus the retention bound after the result. */
-    private static String completing(String target, String now, String expiry) {
-        return "UPDATE " + target + " SET state = 'COMPLETED', result = ?, lease_until = " + now + ", completed_at = "
-                + now + ", expires_at = " + expiry;
-    }
-
-    /** A release's UPDATE up to its WHERE: back in progress, its lease lapsed now, marked given back. */
-    private static String releasing(String target, String now) {
-        return "UPDATE " + target + " SET state = 'IN_PROGRESS', completed_at = NULL, lease_until = " + now
-                + ", claim_id = NULL, takeovers = -1";
     }
 
     private static String state(boolean completed) {
