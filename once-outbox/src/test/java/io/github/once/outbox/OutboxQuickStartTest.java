@@ -4,6 +4,7 @@ import com.rabbitmq.client.GetResponse;
 import com.zaxxer.hikari.HikariDataSource;
 
 import io.github.once.rabbitmq.OutboundMessage;
+import io.github.once.readme.ReadmeSnippet;
 
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
@@ -76,13 +77,6 @@ class OutboxQuickStartTest {
 
     /** The lines between the markers, de-indented. */
     static String snippet() throws Exception {
-        String source = Files.readString(Path.of("src/test/java/io/github/once/outbox/OutboxQuickStartTest.java"));
-        String region = source.substring(source.indexOf("// README:start\n") + "// README:start\n".length(),
-                source.indexOf("        // README:end"));
-        StringBuilder out = new StringBuilder();
-        for (String line : region.split("\n", -1)) {
-            out.append(line.startsWith("        ") ? line.substring(8) : line).append('\n');
-        }
-        return out.toString().stripTrailing();
+        return ReadmeSnippet.of("src/test/java/io/github/once/outbox/OutboxQuickStartTest.java");
     }
 }

@@ -8,6 +8,7 @@ import io.github.once.Idempotency;
 import io.github.once.IdempotencyKey;
 import io.github.once.InMemoryIdempotencyStore;
 import io.github.once.RecordState;
+import io.github.once.readme.ReadmeSnippet;
 import io.github.once.testkit.StoreCalls;
 
 import java.nio.charset.StandardCharsets;
@@ -96,14 +97,7 @@ class QuickStartTest {
 
     /** The lines between the markers, de-indented. */
     static String snippet() throws Exception {
-        String source = Files.readString(Path.of("src/test/java/io/github/once/rabbitmq/QuickStartTest.java"));
-        String region = source.substring(source.indexOf("// README:start\n") + "// README:start\n".length(),
-                source.indexOf("        // README:end"));
-        StringBuilder out = new StringBuilder();
-        for (String line : region.split("\n", -1)) {
-            out.append(line.startsWith("        ") ? line.substring(8) : line).append('\n');
-        }
-        return out.toString().stripTrailing();
+        return ReadmeSnippet.of("src/test/java/io/github/once/rabbitmq/QuickStartTest.java");
     }
 
     private static String docs() throws Exception {
