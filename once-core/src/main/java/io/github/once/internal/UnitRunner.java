@@ -9,7 +9,6 @@ import io.github.once.spi.ClaimRequest;
 import io.github.once.spi.ClaimResult;
 import io.github.once.spi.Completion;
 import io.github.once.spi.ExecutionScope;
-import io.github.once.spi.Lease;
 
 import java.util.ArrayList;
 import java.util.Arrays;
