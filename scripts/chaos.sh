@@ -9,8 +9,8 @@
 #   scripts/chaos.sh medium   10,000 messages per mode, 5 faults of each kind (10 consumer kills)
 #   scripts/chaos.sh full     100,000 messages per mode, 50 faults of each kind
 #
-# Options after the size: --seed N (replays a fault plan), --modes jdbc-tx,mariadb-tx,tiered,redis,memory (the
-# default: all five), --messages N, --faults N, --kills N, --consumers N, --no-self-test, --unsafe-ack-first
+# Options after the size: --seed N (replays a fault plan), --modes jdbc-tx,mariadb-tx,tiered,redis,memory,spring-tx (the
+# default: every mode), --messages N, --faults N, --kills N, --consumers N, --no-self-test, --unsafe-ack-first
 # (consumers that ack before working: the run must fail). The report goes to once-chaos/target/chaos/report.md, the processes' logs next to it.
 # SKIP_BUILD=1 uses the classes already in once-chaos/target.
 set -euo pipefail

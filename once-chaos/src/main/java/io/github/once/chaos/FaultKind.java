@@ -11,11 +11,11 @@ enum FaultKind {
     LEADER_KILL("quorum leader's node SIGKILL + restart", EnumSet.allOf(Mode.class), 12_000),
     REDIS_KILL("Redis SIGKILL + restart", EnumSet.of(Mode.REDIS, Mode.TIERED), 1000),
     REDIS_DATA_LOSS("Redis restart with its data lost", EnumSet.of(Mode.REDIS, Mode.TIERED), 1000),
-    PG_TERMINATE("PostgreSQL backends terminated", EnumSet.of(Mode.JDBC_TX, Mode.TIERED), 500),
-    PG_RESTART("PostgreSQL crash + restart", EnumSet.of(Mode.JDBC_TX, Mode.TIERED), 1500),
+    PG_TERMINATE("PostgreSQL backends terminated", EnumSet.of(Mode.JDBC_TX, Mode.TIERED, Mode.SPRING_TX), 500),
+    PG_RESTART("PostgreSQL crash + restart", EnumSet.of(Mode.JDBC_TX, Mode.TIERED, Mode.SPRING_TX), 1500),
     MARIADB_KILL_CONNECTIONS("MariaDB connections killed", EnumSet.of(Mode.MARIADB_TX), 500),
     MARIADB_RESTART("MariaDB SIGKILL + restart", EnumSet.of(Mode.MARIADB_TX), 1500),
-    STORE_STALL("store stalled (TCP proxy)", EnumSet.of(Mode.REDIS, Mode.JDBC_TX, Mode.TIERED, Mode.MARIADB_TX), 0);
+    STORE_STALL("store stalled (TCP proxy)", EnumSet.of(Mode.REDIS, Mode.JDBC_TX, Mode.TIERED, Mode.MARIADB_TX, Mode.SPRING_TX), 0);
 
     private final String label;
     private final Set<Mode> modes;

@@ -20,7 +20,12 @@ enum Mode {
      * MariaDB, the effect a row written in the handler's transaction, as {@link #JDBC_TX}: no allowance at all. Last
      * because a mode's position seeds its fault plan: the other modes' plans stay as they were.
      */
-    MARIADB_TX("mariadb-tx", "none");
+    MARIADB_TX("mariadb-tx", "none"),
+    /**
+     * As {@link #JDBC_TX}, but each consumer process is a Spring Boot application whose {@code @RabbitListener @Once
+     * @Transactional} method writes the effect in Spring's transaction ({@link SpringWorker}): no allowance at all.
+     */
+    SPRING_TX("spring-tx", "none");
 
     private final String label;
     private final String allowance;
@@ -32,7 +37,7 @@ enum Mode {
 
     /** Whether the effect is written on the record's transaction, in the run's private PostgreSQL or MariaDB. */
     boolean transactional() {
-        return this == JDBC_TX || this == TIERED || this == MARIADB_TX;
+        return this == JDBC_TX || this == TIERED || this == MARIADB_TX || this == SPRING_TX;
     }
 
     /** Whether the records (and so the transactional effects) live in the run's private MariaDB. */

@@ -141,7 +141,8 @@ final class ModeRun {
     }
 
     private List<String> workerCommand(String effectsUrl) {
-        List<String> cmd = WorkerPool.javaCommand(Worker.class.getName(), settings.classpath());
+        String main = mode == Mode.SPRING_TX ? SpringWorker.class.getName() : Worker.class.getName();
+        List<String> cmd = WorkerPool.javaCommand(main, settings.classpath());
         cmd.addAll(List.of("--mode", mode.label(), "--queue", queue, "--amqp", services.cluster().addressList(),
                 "--effects-url", effectsUrl, "--effects-table", table,
                 "--lease-ms", Long.toString(settings.leaseMillis()),

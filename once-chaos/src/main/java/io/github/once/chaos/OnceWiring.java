@@ -34,7 +34,7 @@ final class OnceWiring {
     static final String RECORD_TABLE = "once_chaos_record";
     static final Duration STORE_TIMEOUT = Duration.ofSeconds(2);
 
-    private static final RetryPolicy RETRY = RetryPolicy.builder()
+    static final RetryPolicy RETRY = RetryPolicy.builder()
             .maxAttempts(10)
             .backoff(Duration.ofMillis(200), Duration.ofSeconds(1), Duration.ofSeconds(3))
             .build();
@@ -112,6 +112,15 @@ final class OnceWiring {
 
     static String deadLetterQueue(String queue) {
         return Topology.deadLetterQueue(queue);
+    }
+
+    /** The retry levels as the Spring starter's {@code once.retry.backoff} property: {@code 200ms,1000ms,3000ms}. */
+    static String backoffProperty() {
+        List<String> levels = new ArrayList<>();
+        for (Duration level : RETRY.backoff()) {
+            levels.add(level.toMillis() + "ms");
+        }
+        return String.join(",", levels);
     }
 
     /** Where messages wait between tries: empty when the run has settled. */
