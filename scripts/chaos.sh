@@ -5,11 +5,11 @@
 # Redis 26379, MariaDB 23306) and stops them at the end; uses the machine's PostgreSQL on 5432 for effect rows.
 # Run as root.
 #
-#   scripts/chaos.sh quick    1,500 messages per mode, 1 fault of each kind (3 consumer kills), plus the self-test
-#   scripts/chaos.sh medium   10,000 messages per mode, 5 faults of each kind (10 consumer kills)
+#   scripts/chaos.sh quick    1,500 messages per mode, 1 fault of each kind (3 consumer and 3 relay kills), plus the self-test
+#   scripts/chaos.sh medium   10,000 messages per mode, 5 faults of each kind (10 consumer and 10 relay kills)
 #   scripts/chaos.sh full     100,000 messages per mode, 50 faults of each kind
 #
-# Options after the size: --seed N (replays a fault plan), --modes jdbc-tx,mariadb-tx,tiered,redis,memory,spring-tx (the
+# Options after the size: --seed N (replays a fault plan), --modes jdbc-tx,mariadb-tx,tiered,redis,memory,spring-tx,outbox-tx (the
 # default: every mode), --messages N, --faults N, --kills N, --consumers N, --no-self-test, --unsafe-ack-first
 # (consumers that ack before working: the run must fail). The report goes to once-chaos/target/chaos/report.md, the processes' logs next to it.
 # SKIP_BUILD=1 uses the classes already in once-chaos/target.

@@ -13,7 +13,7 @@ import java.util.Map;
  *
  * <pre>
  * java -cp CLASSPATH io.github.once.chaos.Chaos quick|medium|full [--seed N]
- *      [--modes jdbc-tx,mariadb-tx,tiered,redis,memory,spring-tx] [--messages N] [--faults N] [--kills N]
+ *      [--modes jdbc-tx,mariadb-tx,tiered,redis,memory,spring-tx,outbox-tx] [--messages N] [--faults N] [--kills N]
  *      [--kinds leader_kill,...] [--consumers N] [--no-self-test] [--unsafe-ack-first]
  *      [--halt-on ID] [--report FILE] [--logs DIR]
  * </pre>
@@ -40,7 +40,7 @@ public final class Chaos {
         }
         long seed = args.getLong("seed", new SecureRandom().nextInt(1_000_000));
         List<Mode> modes = new ArrayList<>();
-        for (String m : args.get("modes", "jdbc-tx,mariadb-tx,tiered,redis,memory,spring-tx").split(",")) {
+        for (String m : args.get("modes", "jdbc-tx,mariadb-tx,tiered,redis,memory,spring-tx,outbox-tx").split(",")) {
             modes.add(Mode.of(m.trim()));
         }
         boolean unsafe = args.flag("unsafe-ack-first");

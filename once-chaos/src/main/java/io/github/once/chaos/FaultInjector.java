@@ -14,14 +14,17 @@ final class FaultInjector implements Runnable {
     private final String queue;
     private final Services services;
     private final WorkerPool workers;
+    private final WorkerPool relays;
     private final List<FaultEvent> events = new ArrayList<>();
     private volatile boolean stopped;
 
-    FaultInjector(FaultPlan plan, String queue, Services services, WorkerPool workers) {
+    /** @param relays the outbox relays, or null in a mode without them */
+    FaultInjector(FaultPlan plan, String queue, Services services, WorkerPool workers, WorkerPool relays) {
         this.plan = plan;
         this.queue = queue;
         this.services = services;
         this.workers = workers;
+        this.relays = relays;
     }
 
     void stop() {
@@ -64,6 +67,9 @@ final class FaultInjector implements Runnable {
             switch (fault.kind()) {
                 case CONSUMER_KILL:
                     target = workers.kill(fault.target(), fault.holdMillis());
+                    break;
+                case RELAY_KILL:
+                    target = relays.kill(fault.target(), fault.holdMillis());
                     break;
                 case CONNECTIONS_CLOSED: {
                     RabbitCluster.Node node = services.cluster().nodes().get(fault.target());

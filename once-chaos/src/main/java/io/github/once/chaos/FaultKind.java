@@ -11,11 +11,13 @@ enum FaultKind {
     LEADER_KILL("quorum leader's node SIGKILL + restart", EnumSet.allOf(Mode.class), 12_000),
     REDIS_KILL("Redis SIGKILL + restart", EnumSet.of(Mode.REDIS, Mode.TIERED), 1000),
     REDIS_DATA_LOSS("Redis restart with its data lost", EnumSet.of(Mode.REDIS, Mode.TIERED), 1000),
-    PG_TERMINATE("PostgreSQL backends terminated", EnumSet.of(Mode.JDBC_TX, Mode.TIERED, Mode.SPRING_TX), 500),
-    PG_RESTART("PostgreSQL crash + restart", EnumSet.of(Mode.JDBC_TX, Mode.TIERED, Mode.SPRING_TX), 1500),
+    PG_TERMINATE("PostgreSQL backends terminated", EnumSet.of(Mode.JDBC_TX, Mode.TIERED, Mode.SPRING_TX, Mode.OUTBOX_TX), 500),
+    PG_RESTART("PostgreSQL crash + restart", EnumSet.of(Mode.JDBC_TX, Mode.TIERED, Mode.SPRING_TX, Mode.OUTBOX_TX), 1500),
     MARIADB_KILL_CONNECTIONS("MariaDB connections killed", EnumSet.of(Mode.MARIADB_TX), 500),
     MARIADB_RESTART("MariaDB SIGKILL + restart", EnumSet.of(Mode.MARIADB_TX), 1500),
-    STORE_STALL("store stalled (TCP proxy)", EnumSet.of(Mode.REDIS, Mode.JDBC_TX, Mode.TIERED, Mode.MARIADB_TX, Mode.SPRING_TX), 0);
+    STORE_STALL("store stalled (TCP proxy)", EnumSet.of(Mode.REDIS, Mode.JDBC_TX, Mode.TIERED, Mode.MARIADB_TX, Mode.SPRING_TX,
+            Mode.OUTBOX_TX), 0),
+    RELAY_KILL("outbox relay SIGKILL", EnumSet.of(Mode.OUTBOX_TX), 500);
 
     private final String label;
     private final Set<Mode> modes;
@@ -38,6 +40,11 @@ enum FaultKind {
 
     boolean appliesTo(Mode mode) {
         return modes.contains(mode);
+    }
+
+    /** A SIGKILL of one of the run's own processes (a consumer or a relay), restarted after a pause. */
+    boolean killsAProcess() {
+        return this == CONSUMER_KILL || this == RELAY_KILL;
     }
 
     /** Whether the fault can cut a Redis completion short (so an effect repeats: the documented window). */

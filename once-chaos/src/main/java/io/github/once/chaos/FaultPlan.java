@@ -31,9 +31,10 @@ record FaultPlan(long seed, List<Fault> faults, long spanMillis) {
         for (int i = 0; i < kinds.size(); i++) {
             FaultKind kind = kinds.get(i);
             at += 300 + random.nextInt(500);
-            int target = kind == FaultKind.CONSUMER_KILL ? random.nextInt(consumers) : random.nextInt(nodes);
+            int target = kind == FaultKind.CONSUMER_KILL ? random.nextInt(consumers)
+                    : kind == FaultKind.RELAY_KILL ? random.nextInt(ModeRun.RELAYS) : random.nextInt(nodes);
             long hold = switch (kind) {
-                case CONSUMER_KILL -> 300 + random.nextInt(1700);  // down before its restart
+                case CONSUMER_KILL, RELAY_KILL -> 300 + random.nextInt(1700);  // down before its restart
                 case STORE_STALL -> 1000 + random.nextInt(3000);   // longer than the store's 2 s timeout, or not
                 default -> 0;
             };

@@ -25,7 +25,13 @@ enum Mode {
      * As {@link #JDBC_TX}, but each consumer process is a Spring Boot application whose {@code @RabbitListener @Once
      * @Transactional} method writes the effect in Spring's transaction ({@link SpringWorker}): no allowance at all.
      */
-    SPRING_TX("spring-tx", "none");
+    SPRING_TX("spring-tx", "none"),
+    /**
+     * End to end from the producer: a producer process commits business rows with {@code Outbox.write} in the same
+     * transactions (and rolls a share back), relay processes publish, consumers as {@link #JDBC_TX}. Every committed
+     * row must have exactly one effect and no rolled-back row any: no allowance at all.
+     */
+    OUTBOX_TX("outbox-tx", "none");
 
     private final String label;
     private final String allowance;
@@ -37,7 +43,7 @@ enum Mode {
 
     /** Whether the effect is written on the record's transaction, in the run's private PostgreSQL or MariaDB. */
     boolean transactional() {
-        return this == JDBC_TX || this == TIERED || this == MARIADB_TX || this == SPRING_TX;
+        return this != REDIS && this != MEMORY;
     }
 
     /** Whether the records (and so the transactional effects) live in the run's private MariaDB. */

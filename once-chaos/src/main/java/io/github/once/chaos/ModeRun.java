@@ -30,16 +30,21 @@ final class ModeRun {
                     String haltOn, String classpath, Path logDir) {
     }
 
-    /** What happened: the verdict, the faults, how long it took. */
+    /** What happened: the verdict, the faults, how long it took, and a mode's own remark (or an empty one). */
     record Result(Checker.Verdict verdict, List<FaultEvent> faults, long millis, int unexpectedWorkerExits,
-                  boolean settled) {
+                  boolean settled, String note) {
     }
+
+    /** Relay processes of the outbox-tx mode. */
+    static final int RELAYS = 2;
 
     private final Mode mode;
     private final Settings settings;
     private final Services services;
     private final String queue;
     private final String table;
+    /** The outbox-tx mode's business and outbox tables, or null. */
+    private final OutboxLedger outbox;
 
     ModeRun(Mode mode, Settings settings, Services services) {
         this.mode = mode;
@@ -48,6 +53,7 @@ final class ModeRun {
         String suffix = (settings.unsafeAckFirst() ? "unsafe-" : "") + Long.toHexString(System.nanoTime() & 0xFFFFFF);
         this.queue = "chaos-" + mode.label() + "-" + suffix;
         this.table = "once_chaos_fx_" + mode.name().toLowerCase() + "_" + suffix.replace('-', '_');
+        this.outbox = mode == Mode.OUTBOX_TX ? new OutboxLedger(table) : null;
     }
 
     Result run() throws Exception {
@@ -68,6 +74,9 @@ final class ModeRun {
     private void prepare(HikariDataSource ledger, Connection amqp) throws Exception {
         try (java.sql.Connection c = ledger.getConnection()) {
             EffectLedger.create(c, table);
+            if (outbox != null) {
+                outbox.create(c);
+            }
         }
         if (!mode.transactional()) { // in the machine's PostgreSQL, which outlives the run
             services.onTeardown("drop " + table, () -> {
@@ -94,17 +103,25 @@ final class ModeRun {
         System.out.printf("%s: %d messages, %d consumers, %d faults planned over about %d s; logs in %s%n",
                 mode.label(), settings.messages(), settings.consumers(), plan.faults().size(),
                 plan.spanMillis() / 1000, logDir);
-        WorkerPool workers = new WorkerPool(workerCommand(effectsUrl), logDir, settings.consumers());
-        FaultInjector injector = new FaultInjector(plan, queue, services, workers);
+        WorkerPool workers = new WorkerPool(workerCommand(effectsUrl), "worker", logDir, settings.consumers());
+        WorkerPool relays = outbox == null ? null : new WorkerPool(relayCommand(), "relay", logDir, RELAYS);
+        FaultInjector injector = new FaultInjector(plan, queue, services, workers, relays);
         Thread injecting = new Thread(injector, "fault-injector");
-        Path published = logDir.resolve("published.txt");
+        // What the publisher had confirmed, or the ids whose transactions the outbox producer saw commit.
+        Path published = logDir.resolve(outbox == null ? "published.txt" : "committed.txt");
+        Path rolledBack = logDir.resolve("rolled-back.txt");
         try {
             workers.startAll();
-            awaitReady(logDir);
+            awaitReady(logDir, "worker", settings.consumers());
+            if (relays != null) {
+                relays.startAll();
+                awaitReady(logDir, "relay", RELAYS);
+            }
             // Messages spread over the faults, unless the run sets its own pace.
             double rate = settings.publishRate() > 0 ? settings.publishRate()
                     : settings.messages() * 1000.0 / Math.max(10_000, plan.spanMillis());
-            Process publisher = startPublisher(published, rate, logDir);
+            Process publisher = outbox == null ? startPublisher(published, rate, logDir)
+                    : startProducer(published, rolledBack, rate, logDir);
             awaitFirstConfirms(published, publisher);
             injecting.start(); // faults while messages flow, not while the publisher's JVM is still starting
             injecting.join();
@@ -117,27 +134,66 @@ final class ModeRun {
             }
             services.recover();
             workers.ensureAllAlive();
+            if (relays != null) {
+                relays.ensureAllAlive();
+            }
             boolean settled = settle(ledger, amqp);
-            int unexpectedExits = workers.unexpectedExits();
+            int unexpectedExits = workers.unexpectedExits() + (relays == null ? 0 : relays.unexpectedExits());
             workers.close();
             Set<String> ids = new HashSet<>();
             List<String> lines = Files.readAllLines(published, StandardCharsets.UTF_8);
             ids.addAll(lines);
             List<EffectLedger.Effect> effects;
+            Map<String, String> dead = drainDeadLetters(amqp);
             try (java.sql.Connection c = ledger.getConnection()) {
                 effects = EffectLedger.readAll(c, table);
+                if (outbox != null) {
+                    // Every committed row must have its effect, including those whose commit the producer never
+                    // heard of; an id the producer saw commit and the table lacks counts too, and is lost.
+                    ids.addAll(outbox.committed(c));
+                    dead.putAll(outbox.parked(c));
+                }
             }
-            Map<String, String> dead = drainDeadLetters(amqp);
             Checker.Verdict verdict = new Checker(OnceWiring.STORE_TIMEOUT.toMillis() + 1000, settings.leaseMillis())
                     .check(mode, ids, lines.size(), effects, dead, injector.events());
             writeDetails(logDir, verdict);
+            String note = outbox == null ? "" : rolledBackNote(rolledBack, effects);
             return new Result(verdict, injector.events(), System.currentTimeMillis() - started, unexpectedExits,
-                    settled);
+                    settled, note);
         } finally {
             injector.stop();
             injecting.interrupt();
             workers.close();
+            if (relays != null) {
+                relays.close();
+            }
         }
+    }
+
+    /** How many transactions the producer rolled back, and how many of those ids have an effect (must be none). */
+    private static String rolledBackNote(Path rolledBack, List<EffectLedger.Effect> effects) throws IOException {
+        Set<String> ids = new HashSet<>(Files.readAllLines(rolledBack, StandardCharsets.UTF_8));
+        long withEffect = effects.stream().filter(e -> ids.contains(e.messageId())).count();
+        return ids.size() + " transactions rolled back by the producer, " + withEffect + " effects of them";
+    }
+
+    private List<String> relayCommand() {
+        List<String> cmd = WorkerPool.javaCommand(RelayWorker.class.getName(), settings.classpath());
+        cmd.addAll(List.of("--jdbc", services.postgresUrlViaProxy(), "--outbox-table", outbox.outbox(),
+                "--amqp", services.cluster().addressList()));
+        return cmd;
+    }
+
+    private Process startProducer(Path committed, Path rolledBack, double rate, Path logDir) throws IOException {
+        List<String> cmd = WorkerPool.javaCommand(OutboxProducer.class.getName(), settings.classpath());
+        cmd.addAll(List.of("--jdbc", services.postgresUrlViaProxy(), "--business-table", outbox.business(),
+                "--outbox-table", outbox.outbox(), "--queue", queue,
+                "--messages", Integer.toString(settings.messages()), "--rate", Double.toString(rate),
+                "--rollback-share", "0.1", "--seed", Long.toString(settings.seed()),
+                "--out", committed.toString(), "--rolled-back", rolledBack.toString()));
+        return new ProcessBuilder(cmd).redirectErrorStream(true)
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(logDir.resolve("producer.log").toFile()))
+                .start();
     }
 
     private List<String> workerCommand(String effectsUrl) {
@@ -163,13 +219,13 @@ final class ModeRun {
         return cmd;
     }
 
-    private void awaitReady(Path logDir) throws IOException {
+    private static void awaitReady(Path logDir, String role, int count) throws IOException {
         long deadline = System.nanoTime() + 120_000_000_000L;
-        for (int i = 1; i <= settings.consumers(); i++) {
-            Path log = logDir.resolve("worker-" + i + ".log");
-            while (!(Files.exists(log) && Files.readString(log).contains("ready w" + i + "."))) {
+        for (int i = 1; i <= count; i++) {
+            Path log = logDir.resolve(role + "-" + i + ".log");
+            while (!(Files.exists(log) && Files.readString(log).contains("ready " + role.charAt(0) + i + "."))) {
                 if (System.nanoTime() > deadline) {
-                    throw new IllegalStateException("worker " + i + " never became ready; see " + log);
+                    throw new IllegalStateException(role + " " + i + " never became ready; see " + log);
                 }
                 Pause.millis(200);
             }
@@ -212,12 +268,18 @@ final class ModeRun {
             long dead = readyCount(amqp, OnceWiring.deadLetterQueue(queue));
             long total;
             long distinct;
+            long expected = settings.messages();
             try (java.sql.Connection c = ledger.getConnection();
                  java.sql.Statement st = c.createStatement();
                  java.sql.ResultSet rs = st.executeQuery("SELECT count(*), count(DISTINCT message_id) FROM " + table)) {
                 rs.next();
                 total = rs.getLong(1);
                 distinct = rs.getLong(2);
+                if (outbox != null) { // the committed rows are expected; unsent outbox rows still wait
+                    long[] committedAndUnsent = outbox.committedAndUnsent(c);
+                    expected = committedAndUnsent[0];
+                    waiting += committedAndUnsent[1];
+                }
             }
             String state = waiting + "/" + dead + "/" + total;
             long now = System.currentTimeMillis();
@@ -225,7 +287,7 @@ final class ModeRun {
                 lastState = state;
                 lastChange = now;
             }
-            boolean accounted = distinct + dead >= settings.messages();
+            boolean accounted = distinct + dead >= expected;
             long quietFor = now - lastChange;
             if (waiting == 0 && quietFor >= (accounted ? 3000 : settings.quietMillis())) {
                 return accounted;
@@ -286,6 +348,9 @@ final class ModeRun {
         }
         try (java.sql.Connection c = ledger.getConnection()) {
             EffectLedger.drop(c, table);
+            if (outbox != null) {
+                outbox.drop(c);
+            }
         } catch (Exception e) {
             System.err.println("could not drop " + table + ": " + e);
         }

@@ -8,6 +8,8 @@ import io.github.once.IdempotencyConfig;
 import io.github.once.InMemoryIdempotencyStore;
 import io.github.once.jdbc.JdbcDialect;
 import io.github.once.jdbc.JdbcIdempotencyStore;
+import io.github.once.outbox.Outbox;
+import io.github.once.outbox.OutboxRelay;
 import io.github.once.rabbitmq.MessageHandler;
 import io.github.once.rabbitmq.OnceConsumer;
 import io.github.once.rabbitmq.OncePublisher;
@@ -25,8 +27,8 @@ import java.util.List;
 import javax.sql.DataSource;
 
 /**
- * Every use of Once's builders in the harness, in one place: the executors of the three modes, the consumer, the
- * topology and the publisher. When a builder changes, only this class changes.
+ * Every use of Once's builders in the harness, in one place: the executors of the modes, the consumer, the
+ * topology, the publisher and the outbox. When a builder changes, only this class changes.
  */
 final class OnceWiring {
 
@@ -136,6 +138,28 @@ final class OnceWiring {
         return OncePublisher.builder(connection)
                 .confirmTimeout(Duration.ofSeconds(5))
                 .maxAttempts(4)
+                .build();
+    }
+
+    /** The outbox-tx producer's outbox, on the private PostgreSQL. */
+    static Outbox outbox(String table) {
+        return Outbox.builder().tableName(table).dialect(JdbcDialect.POSTGRESQL).build();
+    }
+
+    /**
+     * An outbox-tx relay. A short lease, so that rows a killed relay had claimed are taken over within seconds (as
+     * tests use short leases); retries bounded in seconds, so that a row refused while a queue's leader moves is
+     * published again before the run settles, not minutes later.
+     */
+    static OutboxRelay relay(DataSource dataSource, Connection connection, String table, String name) {
+        return OutboxRelay.builder(dataSource, connection)
+                .tableName(table)
+                .dialect(JdbcDialect.POSTGRESQL)
+                .name(name)
+                .lease(Duration.ofSeconds(3))
+                .confirmTimeout(Duration.ofSeconds(2))
+                .pollInterval(Duration.ofMillis(500))
+                .retries(10, Duration.ofMillis(500), Duration.ofSeconds(5))
                 .build();
     }
 

@@ -55,6 +55,11 @@ final class Report {
                     .append(" | ").append(outcome(l))
                     .append(" |\n");
         }
+        for (Line l : lines) {
+            if (!l.result().note().isEmpty()) {
+                md.append("\n").append(l.name()).append(": ").append(l.result().note()).append('.');
+            }
+        }
         return md.toString();
     }
 

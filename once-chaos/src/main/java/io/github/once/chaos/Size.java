@@ -19,11 +19,11 @@ record Size(String name, int messages, Map<FaultKind, Integer> faultsPerKind) {
         }
     }
 
-    /** {@code each} of every kind, {@code kills} consumer SIGKILLs. */
+    /** {@code each} of every kind, {@code kills} consumer (and relay) SIGKILLs. */
     static Map<FaultKind, Integer> counts(int each, int kills) {
         Map<FaultKind, Integer> counts = new EnumMap<>(FaultKind.class);
         for (FaultKind kind : FaultKind.values()) {
-            counts.put(kind, kind == FaultKind.CONSUMER_KILL ? kills : each);
+            counts.put(kind, kind.killsAProcess() ? kills : each);
         }
         return counts;
     }

@@ -82,6 +82,7 @@ public final class Worker {
         switch (mode) {
             case JDBC_TX:
             case MARIADB_TX:
+            case OUTBOX_TX:
                 return OnceWiring.jdbcTransactional(storeDb, mode, lease);
             case MEMORY:
                 return OnceWiring.memory(lease);

@@ -16,6 +16,7 @@ import java.util.concurrent.TimeUnit;
 final class WorkerPool implements AutoCloseable {
 
     private final List<String> baseCommand;
+    private final String role;
     private final Path logDir;
     private final Slot[] slots;
     private final ScheduledExecutorService restarts = Executors.newSingleThreadScheduledExecutor(r -> {
@@ -33,9 +34,14 @@ final class WorkerPool implements AutoCloseable {
         boolean killedOnPurpose;
     }
 
-    /** @param baseCommand {@code java ... Worker --mode ...} without {@code --worker} */
-    WorkerPool(List<String> baseCommand, Path logDir, int size) {
+    /**
+     * @param baseCommand {@code java ... Worker --mode ...} without {@code --worker}
+     * @param role        {@code worker} or {@code relay}: the logs' names ({@code relay-2.log}) and the processes'
+     *                    ({@code r2.3})
+     */
+    WorkerPool(List<String> baseCommand, String role, Path logDir, int size) {
         this.baseCommand = baseCommand;
+        this.role = role;
         this.logDir = logDir;
         this.slots = new Slot[size];
         for (int i = 0; i < size; i++) {
@@ -59,14 +65,14 @@ final class WorkerPool implements AutoCloseable {
     private synchronized void start(int index) throws IOException {
         Slot slot = slots[index];
         slot.incarnation++;
-        slot.name = "w" + (index + 1) + "." + slot.incarnation;
+        slot.name = role.charAt(0) + Integer.toString(index + 1) + "." + slot.incarnation;
         slot.killedOnPurpose = false;
         List<String> command = new ArrayList<>(baseCommand);
         command.add("--worker");
         command.add(slot.name);
         slot.process = new ProcessBuilder(command)
                 .redirectErrorStream(true)
-                .redirectOutput(ProcessBuilder.Redirect.appendTo(logDir.resolve("worker-" + (index + 1) + ".log").toFile()))
+                .redirectOutput(ProcessBuilder.Redirect.appendTo(logDir.resolve(role + "-" + (index + 1) + ".log").toFile()))
                 .start();
     }
 
@@ -84,7 +90,7 @@ final class WorkerPool implements AutoCloseable {
                         awaitExit(killed);
                         start(index);
                     } catch (IOException e) {
-                        System.err.println("could not restart worker " + (index + 1) + ": " + e);
+                        System.err.println("could not restart " + role + " " + (index + 1) + ": " + e);
                     }
                 }
             }
@@ -99,7 +105,7 @@ final class WorkerPool implements AutoCloseable {
             if (slot.process != null && !slot.process.isAlive()) {
                 if (!slot.killedOnPurpose) {
                     unexpectedExits++;
-                    System.err.println("worker " + slot.name + " exited by itself with " + slot.process.exitValue());
+                    System.err.println(role + " " + slot.name + " exited by itself with " + slot.process.exitValue());
                 }
                 start(i);
             }

@@ -13,7 +13,7 @@ class ReportTest {
         Checker.Verdict v = new Checker.Verdict(mode, 10, 11, 10 - lost.size(), lost, 0, 0, Map.of(), List.of(),
                 List.of(), Map.of());
         return new ModeRun.Result(v, List.of(new FaultEvent(FaultKind.CONSUMER_KILL, 1, 1, "w1.1", true, ""),
-                new FaultEvent(FaultKind.LEADER_KILL, 2, 3, "chaos1@localhost", false, "boom")), 60_000, 0, true);
+                new FaultEvent(FaultKind.LEADER_KILL, 2, 3, "chaos1@localhost", false, "boom")), 60_000, 0, true, "");
     }
 
     @Test
