@@ -13,7 +13,10 @@ import java.util.Locale;
 
 /** The databases Once speaks to. Each has its own schema file and its own single-statement claim. */
 public enum JdbcDialect {
-    /** PostgreSQL 9.6 or later ({@code INSERT ... ON CONFLICT DO UPDATE ... RETURNING}; the second schema script needs 9.6). */
+    /**
+     * PostgreSQL 9.6 or later: {@code INSERT ... ON CONFLICT DO UPDATE ... RETURNING}, and the second schema script's
+     * {@code ADD COLUMN IF NOT EXISTS}.
+     */
     POSTGRESQL("postgresql"),
     /** MariaDB 10.5 or later: {@code INSERT ... ON DUPLICATE KEY UPDATE ... RETURNING}. */
     MARIADB("mariadb"),
