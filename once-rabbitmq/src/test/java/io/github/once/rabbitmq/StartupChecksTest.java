@@ -2,6 +2,7 @@ package io.github.once.rabbitmq;
 
 import com.rabbitmq.client.AMQP;
 import com.rabbitmq.client.Channel;
+import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
 import com.rabbitmq.client.DefaultConsumer;
 
@@ -24,6 +25,7 @@ import org.postgresql.ds.PGSimpleDataSource;
 
 import static org.assertj.core.api.Assertions.assertThat;
 import static org.assertj.core.api.Assertions.assertThatThrownBy;
+import static org.assertj.core.api.Assertions.catchThrowable;
 import static org.awaitility.Awaitility.await;
 
 /**
@@ -138,11 +140,12 @@ class StartupChecksTest {
     /**
      * A start that fails leaves nothing behind: no consumer on the queue, no worker thread, the
      * consumer closed. Each step fails for real: the store's check (a missing table), the work queue's check (no
-     * queue), the topology (the queue exists with other arguments), and consuming (another connection holds the
-     * queue exclusively).
+     * queue), the topology (the queue exists with other arguments), consuming (another connection holds the queue
+     * exclusively), a channel's open (the connection has no channel left for the third worker) and the connection's
+     * check (a closed connection).
      */
     @Test
-    void aStartThatFailsAtTheStoreQueueTopologyOrConsumeStepLeavesNoConsumerAndNoThread() throws Exception {
+    void aStartThatFailsAtAnyStepLeavesNoConsumerAndNoThread() throws Exception {
         Idempotency memory = Idempotency.builder(InMemoryIdempotencyStore.builder().build()).build();
         String table = "once_missing_" + UUID.randomUUID().toString().replace("-", "").substring(0, 12);
         Idempotency missingTable = Idempotency.builder(JdbcIdempotencyStore.builder(postgresql()).tableName(table)
@@ -164,17 +167,34 @@ class StartupChecksTest {
         holder.basicConsume(rabbit.queue, false, "holder", false, true, null, new DefaultConsumer(holder));
         assertStartFailsAndLeavesNothing(consumer(memory).channels(2).build(), rabbit.queue);
         holder.close();
+
+        // A channel's open: the connection allows two channels, so the third worker finds none left after the first
+        // two have begun consuming; theirs must be cancelled.
+        ConnectionFactory narrow = RabbitFixture.factory();
+        narrow.setRequestedChannelMax(2);
+        Connection two = narrow.newConnection("two-channels");
+        try {
+            assertThat(assertStartFailsAndLeavesNothing(OnceConsumer.builder(two, rabbit.queue, memory).channels(3)
+                    .handler((d, ctx) -> { }).build(), rabbit.queue)).hasMessageContaining("no channel left");
+        } finally {
+            two.close();
+        }
+        // The connection's check: a closed connection.
+        assertThat(assertStartFailsAndLeavesNothing(OnceConsumer.builder(two, rabbit.queue, memory).channels(2)
+                .handler((d, ctx) -> { }).build(), rabbit.queue)).hasMessageContaining("is closed");
     }
 
-    private void assertStartFailsAndLeavesNothing(OnceConsumer consumer, String existingQueue) throws Exception {
+    private Throwable assertStartFailsAndLeavesNothing(OnceConsumer consumer, String existingQueue) throws Exception {
         long before = existingQueue == null ? 0 : consumerCount(existingQueue);
-        assertThatThrownBy(consumer::start).isInstanceOfAny(IOException.class, RuntimeException.class);
+        Throwable thrown = catchThrowable(consumer::start);
+        assertThat(thrown).isInstanceOfAny(IOException.class, RuntimeException.class);
         assertThat(consumer.state()).isEqualTo(OnceConsumer.State.CLOSED);
         assertThat(Thread.getAllStackTraces().keySet()).as("worker threads")
                 .noneMatch(t -> t.isAlive() && t.getName().startsWith("once-consumer-" + rabbit.queue + "-"));
         if (existingQueue != null) {
             assertThat(consumerCount(existingQueue)).as("consumers of the queue").isEqualTo(before);
         }
+        return thrown;
     }
 
     private int consumerCount(String queue) throws Exception {
