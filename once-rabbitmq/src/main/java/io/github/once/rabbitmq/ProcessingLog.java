@@ -259,8 +259,8 @@ public final class ProcessingLog implements OnceListener, ConsumerListener {
 
     /**
      * The first pause of an outage at WARN, or at ERROR with the stack trace once when waiting will not heal it (a
-     * {@link StoreMisconfiguredException}, or any failure that is not
-     * {@link StoreUnavailableException}); the longer back-offs of the same outage at DEBUG, and
+     * {@link StoreMisconfiguredException}, or any failure that is neither {@link StoreUnavailableException} nor a
+     * moved copy's {@link PublishException}); the longer back-offs of the same outage at DEBUG, and
      * at the first line's level at most once per pause reminder.
      */
     @Override
@@ -305,8 +305,8 @@ public final class ProcessingLog implements OnceListener, ConsumerListener {
     }
 
     private static boolean heals(Throwable cause) {
-        return cause instanceof StoreUnavailableException
-                && !(cause instanceof StoreMisconfiguredException);
+        return cause instanceof PublishException // a moved copy the broker did not confirm
+                || cause instanceof StoreUnavailableException && !(cause instanceof StoreMisconfiguredException);
     }
 
     @Override

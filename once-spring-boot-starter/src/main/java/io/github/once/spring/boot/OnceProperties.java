@@ -238,9 +238,9 @@ public class OnceProperties {
         private String queueType = "classic";
         /** How long to wait for the confirm of a moved copy before giving the message back. */
         private Duration moveTimeout = Duration.ofSeconds(5);
-        /** First pause of the containers while the store is unreachable. */
+        /** First pause of the containers while the store is unreachable or a moved copy is not confirmed. */
         private Duration storeBackoff = Duration.ofMillis(200);
-        /** Longest pause of the containers while the store is unreachable (doubling from the first). */
+        /** Longest pause of the containers (doubling from the first) while the store or the broker fails. */
         private Duration maxStoreBackoff = Duration.ofSeconds(10);
 
         public boolean isAdviseFactories() {

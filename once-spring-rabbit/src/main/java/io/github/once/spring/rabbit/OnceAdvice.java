@@ -14,6 +14,7 @@ import io.github.once.rabbitmq.ConsumerAction;
 import io.github.once.rabbitmq.ConsumerConfig;
 import io.github.once.rabbitmq.ConsumerListener;
 import io.github.once.rabbitmq.ProcessingLog;
+import io.github.once.rabbitmq.PublishException;
 import io.github.once.rabbitmq.container.ContainerPolicy;
 import io.github.once.rabbitmq.container.Disposition;
 import io.github.once.spi.IdempotencyStore;
@@ -344,6 +345,9 @@ public final class OnceAdvice implements MethodInterceptor, AutoCloseable {
                 shared.moves.move(move.queue(), move.properties(), delivery.getBody());
             } catch (RuntimeException e) {
                 events.settled(delivery, key, ConsumerAction.REQUEUED);
+                // As OnceConsumer pauses: not straight back into the same failure, in a hot loop.
+                shared.pause.pause(queue, e instanceof PublishException ? e : new PublishException(
+                        move.properties().getMessageId(), "the copy for " + move.queue() + " was not sent: " + e, e));
                 throw new ImmediateRequeueAmqpException("Once: the copy for " + move.queue()
                         + " was not confirmed; the message goes back", e);
             }
@@ -406,10 +410,11 @@ public final class OnceAdvice implements MethodInterceptor, AutoCloseable {
             this.observations = b.observations;
             this.transactions = b.transactionManager == null ? null : SpringTransactionsFactory.create(b);
             this.records = transactions != null ? b.store : new ClaimWatchingStore(b.store);
-            this.moves = new MoveSender(rabbitFactory(b.connectionFactory), b.consumer);
+            this.moves = new MoveSender(publishing(b.connectionFactory), b.consumer);
             ConnectionEvents.watch((AbstractConnectionFactory) b.connectionFactory, eventsByQueue::values);
             this.listeners = b.consumerListeners;
-            this.pause = new ContainerPause(b.store, b.consumer.storeBackoff(), b.consumer.maxStoreBackoff(),
+            this.pause = new ContainerPause(b.store, moves::check, b.consumer.storeBackoff(),
+                    b.consumer.maxStoreBackoff(),
                     () -> containers.get(), this::events);
         }
 
@@ -455,12 +460,13 @@ public final class OnceAdvice implements MethodInterceptor, AutoCloseable {
                     inFlight -> listeners.apply(q, inFlight), observed(q)));
         }
 
-        private static com.rabbitmq.client.ConnectionFactory rabbitFactory(ConnectionFactory factory) {
-            if (factory instanceof AbstractConnectionFactory abstractFactory) {
-                return abstractFactory.getRabbitConnectionFactory();
+        /** The factory's publisher connection factory when it has one (as RabbitTemplate would publish), else it. */
+        private static ConnectionFactory publishing(ConnectionFactory factory) {
+            if (factory instanceof AbstractConnectionFactory abstractFactory
+                    && abstractFactory.getPublisherConnectionFactory() != null) {
+                return abstractFactory.getPublisherConnectionFactory();
             }
-            throw new IllegalArgumentException("Once publishes its moves on a connection of its own and needs an "
-                    + "AbstractConnectionFactory (such as CachingConnectionFactory), but got " + factory.getClass());
+            return factory;
         }
     }
 

@@ -37,6 +37,8 @@ public final class ContainerPause implements AutoCloseable {
     static final Duration START_CHECK = Duration.ofSeconds(5);
 
     private final IdempotencyStore store;
+    /** Throws while the broker cannot take the moves' copies (a pause for a failed move ends only when it can). */
+    private final Runnable brokerCheck;
     private final Duration initial;
     private final Duration max;
     private final Supplier<Collection<AbstractMessageListenerContainer>> containers;
@@ -50,10 +52,11 @@ public final class ContainerPause implements AutoCloseable {
         return t;
     });
 
-    public ContainerPause(IdempotencyStore store, Duration initial, Duration max,
+    public ContainerPause(IdempotencyStore store, Runnable brokerCheck, Duration initial, Duration max,
                    Supplier<Collection<AbstractMessageListenerContainer>> containers,
                    Function<String, QueueEvents> events) {
         this.store = store;
+        this.brokerCheck = brokerCheck;
         this.initial = initial;
         this.max = max;
         this.containers = containers;
@@ -98,7 +101,11 @@ public final class ContainerPause implements AutoCloseable {
         }
     }
 
-    /** Stops the containers consuming {@code queue}, once, until the store answers again. */
+    /**
+     * Stops the containers consuming {@code queue}, once, until the store answers again and the broker can take
+     * moved copies: after the store failed, or after a copy for a retry or dead-letter queue was not confirmed (the
+     * message then goes back; without the pause it would come straight back to fail again, in a hot loop).
+     */
     public void pause(String queue, Throwable cause) {
         if (!paused.add(queue)) {
             return;
@@ -136,6 +143,7 @@ public final class ContainerPause implements AutoCloseable {
         Duration next = waited.multipliedBy(2).compareTo(max) > 0 ? max : waited.multipliedBy(2);
         try {
             store.find(List.of(PROBE));
+            brokerCheck.run();
         } catch (RuntimeException e) {
             probeAfter(queue, next);
             log.debug("Once: the store is still unreachable ({}); next try in {} ms", e.toString(), next.toMillis());

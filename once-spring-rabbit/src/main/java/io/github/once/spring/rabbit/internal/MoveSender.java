@@ -10,24 +10,29 @@ import io.github.once.rabbitmq.RetryPolicy;
 import io.github.once.rabbitmq.Topology;
 
 import java.io.IOException;
-import java.util.concurrent.TimeoutException;
 
 import org.springframework.amqp.core.Address;
+import org.springframework.amqp.rabbit.connection.ConnectionFactory;
+import org.springframework.amqp.rabbit.connection.ConnectionProxy;
+import org.springframework.amqp.rabbit.connection.SimpleConnection;
 
 /**
- * Publishes the copies the disposition moves (delay and dead-letter queues) and replies, on a connection of its
- * own made from the application's RabbitMQ connection factory, each confirmed (and, for copies, routed) before
- * the original is acked. once-rabbitmq's {@link OncePublisher} does the confirming, so the guarantee is the one
+ * Publishes the copies the disposition moves (delay and dead-letter queues) and replies, each confirmed (and, for
+ * copies, routed) before the original is acked, on channels of its own on a connection of the application's
+ * Spring connection factory (its publisher connection factory when it has one): so the moves reach the broker the
+ * way the application's own connections do, through every address of {@code spring.rabbitmq.addresses}, its TLS
+ * and its credentials. once-rabbitmq's {@link OncePublisher} does the confirming, so the guarantee is the one
  * {@code OnceConsumer} has.
  */
 public final class MoveSender implements AutoCloseable {
-    private final com.rabbitmq.client.ConnectionFactory factory;
+    private final ConnectionFactory factory;
     private final ConsumerConfig config;
+    /** Spring's: the factory opens and closes it, this class only opens channels on it. */
     private Connection connection;
     private OncePublisher publisher;
     private OncePublisher replies;
 
-    public MoveSender(com.rabbitmq.client.ConnectionFactory factory, ConsumerConfig config) {
+    public MoveSender(ConnectionFactory factory, ConsumerConfig config) {
         this.factory = factory;
         this.config = config;
     }
@@ -70,18 +75,29 @@ public final class MoveSender implements AutoCloseable {
         return publisher;
     }
 
+    /** Checks that a connection to the broker is open, opening one if needed; throws when none can be. */
+    public synchronized void check() {
+        connection();
+    }
+
     private Connection connection() {
         if (connection != null && !connection.isOpen()) {
             close();
         }
         if (connection == null) {
-            try {
-                connection = factory.newConnection("once-moves");
-            } catch (IOException | TimeoutException e) {
-                throw new org.springframework.amqp.AmqpConnectException(e);
-            }
+            connection = amqpClientConnection(factory.createConnection()); // AmqpConnectException when refused
         }
         return connection;
+    }
+
+    /** amqp-client's connection under Spring's: a caching factory hands out a proxy of a simple connection. */
+    private static Connection amqpClientConnection(org.springframework.amqp.rabbit.connection.Connection spring) {
+        Object target = spring instanceof ConnectionProxy proxy ? proxy.getTargetConnection() : spring;
+        if (target instanceof SimpleConnection simple) {
+            return simple.getDelegate();
+        }
+        throw new IllegalStateException("Once publishes its moves on an amqp-client connection, but the connection "
+                + "factory gave a " + spring.getClass().getName());
     }
 
     @Override
@@ -94,12 +110,6 @@ public final class MoveSender implements AutoCloseable {
             replies.close();
             replies = null;
         }
-        if (connection != null) {
-            try {
-                connection.abort();
-            } finally {
-                connection = null;
-            }
-        }
+        connection = null; // Spring's connection factory closes it
     }
 }
