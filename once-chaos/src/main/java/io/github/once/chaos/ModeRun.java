@@ -173,6 +173,10 @@ final class ModeRun {
     /** How many transactions the producer rolled back, and how many of those ids have an effect (must be none). */
     private static String rolledBackNote(Path rolledBack, List<EffectLedger.Effect> effects) throws IOException {
         Set<String> ids = new HashSet<>(Files.readAllLines(rolledBack, StandardCharsets.UTF_8));
+        if (ids.isEmpty()) {
+            throw new IllegalStateException("the producer rolled back no transaction, so the run checked nothing of "
+                    + "rolled-back rows; see " + rolledBack.resolveSibling("producer.log"));
+        }
         long withEffect = effects.stream().filter(e -> ids.contains(e.messageId())).count();
         return ids.size() + " transactions rolled back by the producer, " + withEffect + " effects of them";
     }

@@ -12,12 +12,20 @@ import java.nio.file.StandardOpenOption;
 import java.sql.Connection;
 import java.sql.PreparedStatement;
 import java.sql.SQLException;
-import java.util.Random;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.SplittableRandom;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Future;
+import java.util.concurrent.atomic.AtomicInteger;
 
 /**
  * The outbox-tx mode's producer process: for each id {@code m0 .. m<n-1>}, one transaction that inserts a business
  * row and writes the message with {@link Outbox#write}, committed, or (a share of them) rolled back on purpose.
  * It never publishes: the relays do. Committed ids go to {@code --out}, rolled-back ones to {@code --rolled-back}.
+ * Four threads share the ids (thread t takes every fourth from t), each on its own connection: one thread's
+ * durable commits, three round trips through the stall proxy each, fell behind the pace of a full run.
  *
  * <pre>
  * java -cp CLASSPATH io.github.once.chaos.OutboxProducer --jdbc JDBC_URL --business-table T --outbox-table O
@@ -30,6 +38,8 @@ import java.util.Random;
  */
 public final class OutboxProducer {
 
+    private static final int THREADS = 4;
+
     private OutboxProducer() {
     }
 
@@ -41,32 +51,43 @@ public final class OutboxProducer {
         int messages = args.getInt("messages", 1000);
         double rate = Double.parseDouble(args.get("rate", "200"));
         double rollbackShare = Double.parseDouble(args.get("rollback-share", "0.1"));
-        Random random = new Random(args.getLong("seed", 1));
+        long seed = args.getLong("seed", 1);
         Outbox outbox = OnceWiring.outbox(args.get("outbox-table"));
         long start = System.nanoTime();
-        int committed = 0;
-        int rolledBack = 0;
-        try (HikariDataSource db = Pools.postgres(args.get("jdbc"), "producer", 2);
+        AtomicInteger committed = new AtomicInteger();
+        AtomicInteger rolledBack = new AtomicInteger();
+        try (HikariDataSource db = Pools.postgres(args.get("jdbc"), "producer", THREADS);
              BufferedWriter out = append(args.get("out"));
              BufferedWriter rolledBackOut = append(args.get("rolled-back"))) {
-            for (int i = 0; i < messages; i++) {
-                String id = "m" + i;
-                boolean rollBack = random.nextDouble() < rollbackShare;
-                writeUntilSettled(db, outbox, business, queue, id, rollBack);
-                BufferedWriter log = rollBack ? rolledBackOut : out;
-                log.write(id);
-                log.newLine();
-                log.flush();
-                if (rollBack) {
-                    rolledBack++;
-                } else {
-                    committed++;
-                }
-                long ahead = start + (long) ((i + 1) / rate * 1e9) - System.nanoTime();
-                if (ahead > 0) {
-                    Pause.millis(ahead / 1_000_000L);
-                }
+            ExecutorService threads = Executors.newFixedThreadPool(THREADS);
+            List<Future<?>> done = new ArrayList<>();
+            for (int t = 0; t < THREADS; t++) {
+                int first = t;
+                done.add(threads.submit(() -> {
+                    for (int i = first; i < messages; i += THREADS) {
+                        String id = "m" + i;
+                        // Drawn per id, so the same seed rolls back the same ids whatever the threads' timing.
+                        boolean rollBack = new SplittableRandom(seed * 1_000_003L + i).nextDouble() < rollbackShare;
+                        writeUntilSettled(db, outbox, business, queue, id, rollBack);
+                        BufferedWriter log = rollBack ? rolledBackOut : out;
+                        synchronized (log) {
+                            log.write(id);
+                            log.newLine();
+                            log.flush();
+                        }
+                        (rollBack ? rolledBack : committed).incrementAndGet();
+                        long ahead = start + (long) ((i + 1) / rate * 1e9) - System.nanoTime();
+                        if (ahead > 0) {
+                            Pause.millis(ahead / 1_000_000L);
+                        }
+                    }
+                    return null;
+                }));
             }
+            for (Future<?> f : done) {
+                f.get(); // a thread that gave up fails the producer, and so the run
+            }
+            threads.shutdown();
         }
         System.out.println("committed " + committed + " transactions, rolled back " + rolledBack);
     }
