@@ -146,7 +146,8 @@ public final class ContainerPause implements AutoCloseable {
             brokerCheck.run();
         } catch (RuntimeException e) {
             probeAfter(queue, next);
-            log.debug("Once: the store is still unreachable ({}); next try in {} ms", e.toString(), next.toMillis());
+            log.debug("Once: the store or the broker is still unreachable ({}); next try in {} ms", e.toString(),
+                    next.toMillis());
             events.apply(queue).paused(e, next);
             return;
         }
