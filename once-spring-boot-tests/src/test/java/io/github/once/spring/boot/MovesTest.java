@@ -4,9 +4,6 @@ import io.github.once.rabbitmq.OnceHeaders;
 import io.github.once.rabbitmq.RetryPolicy;
 import io.github.once.rabbitmq.Topology;
 
-import java.io.IOException;
-import java.io.UncheckedIOException;
-import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
 import java.util.List;
@@ -30,7 +27,7 @@ import static org.awaitility.Awaitility.await;
  * {@code spring.rabbitmq.addresses} names first a port where nothing listens, then the broker.
  */
 class MovesTest extends ScenarioSupport {
-    private static final int NOTHING_THERE = nothingListening();
+    private static final int NOTHING_THERE = Scenarios.portWithNothingListening();
 
     @DynamicPropertySource
     static void names(DynamicPropertyRegistry r) {
@@ -90,13 +87,5 @@ class MovesTest extends ScenarioSupport {
                 .filter(m -> id.equals(m.getMessageProperties().getMessageId())).toList();
         assertThat(dead).hasSize(1);
         assertThat(header(dead.get(0), OnceHeaders.REASON)).isEqualTo("max-attempts");
-    }
-
-    private static int nothingListening() {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        } catch (IOException e) {
-            throw new UncheckedIOException(e);
-        }
     }
 }

@@ -3,7 +3,6 @@ package io.github.once.spring.boot;
 import java.io.File;
 import java.io.IOException;
 import java.net.InetSocketAddress;
-import java.net.ServerSocket;
 import java.net.Socket;
 import java.time.Duration;
 import java.util.concurrent.TimeUnit;
@@ -16,9 +15,7 @@ final class RedisServer implements AutoCloseable {
     private Process process;
 
     RedisServer() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            port = s.getLocalPort();
-        }
+        port = Scenarios.portWithNothingListening();
     }
 
     RedisServer start() throws IOException {

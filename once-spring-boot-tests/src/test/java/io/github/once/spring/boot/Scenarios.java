@@ -6,6 +6,9 @@ import com.rabbitmq.client.ConnectionFactory;
 import io.github.once.rabbitmq.OncePublisher;
 import io.github.once.rabbitmq.OutboundMessage;
 
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.ServerSocket;
 import java.nio.charset.StandardCharsets;
 import java.util.ArrayList;
 import java.util.List;
@@ -22,6 +25,15 @@ import org.springframework.test.context.DynamicPropertyRegistry;
 /** Sending, counting and draining on the real RabbitMQ, for the scenario tests. */
 final class Scenarios {
     /** The queues {@link ScenarioListeners} listen to, each named by property {@code scenario.<name>}. */
+    /** A port on 127.0.0.1 where nothing listens (free when asked): a link that is down. */
+    static int portWithNothingListening() {
+        try (ServerSocket s = new ServerSocket(0)) {
+            return s.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
     static final List<String> QUEUES = List.of("single", "header", "reply", "batch", "recover", "close", "soak",
             "metered");
 

@@ -1,7 +1,5 @@
 package io.github.once.spring.boot;
 
-import java.io.IOException;
-import java.net.ServerSocket;
 import java.util.ArrayList;
 import java.util.List;
 
@@ -27,8 +25,8 @@ class SecretsInSpringTest {
     private static final String JDBC_SECRET = "jdbc-s3cret-07be";
 
     @Test
-    void redisStoreHealthAndFailedStartNameNoPassword(CapturedOutput output) throws IOException {
-        int redisPort = nothingListening();
+    void redisStoreHealthAndFailedStartNameNoPassword(CapturedOutput output) {
+        int redisPort = Scenarios.portWithNothingListening();
         List<String> properties = properties("redis", "spring.data.redis.host=127.0.0.1",
                 "spring.data.redis.port=" + redisPort, "spring.data.redis.password=" + REDIS_SECRET,
                 "once.redis.timeout=300ms");
@@ -36,8 +34,8 @@ class SecretsInSpringTest {
     }
 
     @Test
-    void jdbcStoreHealthAndFailedStartNameNoPassword(CapturedOutput output) throws IOException {
-        int dbPort = nothingListening();
+    void jdbcStoreHealthAndFailedStartNameNoPassword(CapturedOutput output) {
+        int dbPort = Scenarios.portWithNothingListening();
         List<String> properties = properties("jdbc",
                 "spring.datasource.url=jdbc:postgresql://127.0.0.1:" + dbPort + "/test?password=" + JDBC_SECRET,
                 "spring.datasource.password=" + JDBC_SECRET, "spring.datasource.hikari.connection-timeout=500",
@@ -71,9 +69,9 @@ class SecretsInSpringTest {
     }
 
     /** The scenario application, its broker down too, with passwords on every link. */
-    private static List<String> properties(String store, String... more) throws IOException {
+    private static List<String> properties(String store, String... more) {
         List<String> properties = new ArrayList<>(List.of("once.store=" + store,
-                "spring.rabbitmq.host=127.0.0.1", "spring.rabbitmq.port=" + nothingListening(),
+                "spring.rabbitmq.host=127.0.0.1", "spring.rabbitmq.port=" + Scenarios.portWithNothingListening(),
                 "spring.rabbitmq.username=once", "spring.rabbitmq.password=" + AMQP_SECRET,
                 "spring.datasource.url=jdbc:postgresql://127.0.0.1:5432/test", "spring.datasource.username=postgres",
                 "spring.rabbitmq.listener.simple.auto-startup=false",
@@ -88,11 +86,5 @@ class SecretsInSpringTest {
     private static ApplicationContextRunner runner(List<String> properties) {
         return new ApplicationContextRunner().withUserConfiguration(ScenarioApp.class)
                 .withPropertyValues(properties.toArray(String[]::new));
-    }
-
-    private static int nothingListening() throws IOException {
-        try (ServerSocket s = new ServerSocket(0)) {
-            return s.getLocalPort();
-        }
     }
 }
