@@ -48,15 +48,14 @@ class OutboxTlsTest {
         dir = Files.createTempDirectory("once-outbox-tls");
         TestCertificates certs = TestCertificates.make(dir.resolve("certs"));
         pg = TlsPostgres.start(certs);
-        rabbit = PrivateRabbit.start(certs);
+        // On the broker: write on the one exchange its rows name (here the default exchange), nothing else.
+        rabbit = PrivateRabbit.start(certs,
+                new PrivateRabbit.User("once-relay", RELAY_PASSWORD, "^$", "^amq\\.default$", "^$"));
         try (java.sql.Connection c = pg.admin(TlsPostgres.DATABASE)) {
             Outbox.createTable(c, Outbox.DEFAULT_TABLE);
         }
         pg.asAdmin("CREATE ROLE " + RELAY + " LOGIN PASSWORD '" + RELAY_PASSWORD + "'",
                 "GRANT SELECT, UPDATE ON " + Outbox.DEFAULT_TABLE + " TO " + RELAY);
-        // On the broker: write on the one exchange its rows name (here the default exchange), nothing else.
-        rabbit.ctl("add_user", "once-relay", RELAY_PASSWORD);
-        rabbit.ctl("set_permissions", "-p", "/", "once-relay", "^$", "^amq\\.default$", "^$");
     }
 
     @AfterAll

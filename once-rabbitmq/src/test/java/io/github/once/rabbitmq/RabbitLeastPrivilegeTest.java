@@ -48,18 +48,17 @@ class RabbitLeastPrivilegeTest {
 
     @BeforeAll
     static void startNode() throws Exception {
-        rabbit = PrivateRabbit.start();
         // Each user has a work queue of its own, so no test finds queues another one declared.
-        user("once-app", configure("orders"), WRITE, read("orders"));
-        user("once-no-configure", "^payments$", WRITE, read("payments"));
-        user("once-no-write", configure("refunds"), "^$", read("refunds"));
-        user("once-no-read", configure("invoices"), WRITE, "^$");
-        user("once-no-read-work", configure("credits"), WRITE, "^credits\\.once\\.delay\\.[0-9]+$");
+        rabbit = PrivateRabbit.start(
+                user("once-app", configure("orders"), WRITE, read("orders")),
+                user("once-no-configure", "^payments$", WRITE, read("payments")),
+                user("once-no-write", configure("refunds"), "^$", read("refunds")),
+                user("once-no-read", configure("invoices"), WRITE, "^$"),
+                user("once-no-read-work", configure("credits"), WRITE, "^credits\\.once\\.delay\\.[0-9]+$"));
     }
 
-    private static void user(String name, String configure, String write, String read) {
-        rabbit.ctl("add_user", name, PASSWORD);
-        rabbit.ctl("set_permissions", "-p", "/", name, configure, write, read);
+    private static PrivateRabbit.User user(String name, String configure, String write, String read) {
+        return new PrivateRabbit.User(name, PASSWORD, configure, write, read);
     }
 
     @AfterAll

@@ -7,15 +7,21 @@ import io.github.once.tls.PrivateServer;
 import io.github.once.tls.TestCertificates;
 
 import java.io.IOException;
+import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.nio.file.StandardCopyOption;
+import java.security.MessageDigest;
+import java.security.NoSuchAlgorithmException;
+import java.security.SecureRandom;
 import java.time.Duration;
 import java.util.ArrayList;
+import java.util.Base64;
 import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.StringJoiner;
 import java.util.concurrent.TimeUnit;
 
 import javax.net.ssl.SSLContext;
@@ -26,8 +32,10 @@ import static org.awaitility.Awaitility.await;
  * A RabbitMQ node of its own that speaks AMQP only over TLS, on {@value #PORT} of {@code 127.0.0.1} and of
  * {@link TestCertificates#UNNAMED_HOST} (distribution port {@value #DIST_PORT}), with the certificates the test
  * made. Started as the {@code rabbitmq} user with the Debian package's scripts, its data in a folder of its own;
- * the machine's shared node is never touched. {@link #close()} stops it and deletes the folder, and a shutdown hook
- * does so if the test JVM ends first. Shared with other modules' tests through this module's test jar.
+ * the machine's shared node is never touched. The users a test needs are definitions the node loads at boot: one
+ * {@code rabbitmqctl} call boots an Erlang VM of its own (seconds on a busy machine), so the tests make none.
+ * {@link #close()} stops it and deletes the folder, and a shutdown hook does so if the test JVM ends first. Shared
+ * with other modules' tests through this module's test jar.
  */
 public final class PrivateRabbit extends PrivateServer {
     public static final int PORT = 5811;
@@ -46,18 +54,25 @@ public final class PrivateRabbit extends PrivateServer {
         this.server = server;
     }
 
-    /** A node with certificates of its own, made in its folder (deleted with it). */
-    public static PrivateRabbit start() throws IOException {
+    /**
+     * A user of the node's only virtual host, {@code /}, with these permission regexes (as {@code rabbitmqctl
+     * set_permissions} takes them). {@code guest}, with every permission, is always there.
+     */
+    public record User(String name, String password, String configure, String write, String read) {
+    }
+
+    /** A node with certificates of its own, made in its folder (deleted with it), and {@code users}. */
+    public static PrivateRabbit start(User... users) throws IOException {
         Path dir = Files.createTempDirectory("once-tls-rabbit");
-        return start(TestCertificates.make(dir.resolve("certs")), dir);
+        return start(TestCertificates.make(dir.resolve("certs")), dir, users);
     }
 
     /** Boots the node and returns once it accepts a verified TLS connection; fails loudly if it cannot start. */
-    public static PrivateRabbit start(TestCertificates certs) throws IOException {
-        return start(certs, Files.createTempDirectory("once-tls-rabbit"));
+    public static PrivateRabbit start(TestCertificates certs, User... users) throws IOException {
+        return start(certs, Files.createTempDirectory("once-tls-rabbit"), users);
     }
 
-    private static PrivateRabbit start(TestCertificates certs, Path dir) throws IOException {
+    private static PrivateRabbit start(TestCertificates certs, Path dir, User... users) throws IOException {
         String leftRunning = "a private node left running? `rabbitmqctl -n " + NODE + " stop`";
         requireFree(PORT, leftRunning);
         requireFree(DIST_PORT, leftRunning);
@@ -68,6 +83,7 @@ public final class PrivateRabbit extends PrivateServer {
         Files.createDirectories(dir.resolve("log"));
         Files.writeString(dir.resolve("rabbitmq-env.conf"), "ERL_EPMD_ADDRESS=127.0.0.1\n");
         Files.writeString(dir.resolve("enabled_plugins"), "[].\n");
+        Files.writeString(dir.resolve("definitions.json"), definitions(users));
         Files.writeString(dir.resolve("rabbitmq.conf"), String.join("\n",
                 "listeners.tcp = none",
                 "listeners.ssl.1 = 127.0.0.1:" + PORT,
@@ -78,6 +94,8 @@ public final class PrivateRabbit extends PrivateServer {
                 // The server asks for no client certificate: the clients prove who they are with a password.
                 "ssl_options.verify = verify_none",
                 "ssl_options.fail_if_no_peer_cert = false",
+                // A node that imports definitions at boot makes no default user: guest is among them.
+                "load_definitions = " + dir.resolve("definitions.json"),
                 "") );
         run(List.of("chown", "-R", "rabbitmq:rabbitmq", dir.toString()));
         // The folder under /tmp is root's and closed to others: let the rabbitmq user in.
@@ -138,22 +156,22 @@ public final class PrivateRabbit extends PrivateServer {
         return "amqps://" + user + ":" + password + "@" + host + ":" + PORT + "/%2F";
     }
 
-    /** rabbitmqctl against this node; fails loudly with its output when it does not succeed. */
-    public String ctl(String... args) {
-        List<String> command = new ArrayList<>(List.of(SCRIPTS + "rabbitmqctl", "-n", NODE));
-        command.addAll(List.of(args));
-        return run(asRabbit(Map.of("HOME", RABBIT_HOME), command));
-    }
-
-    /** rabbitmqctl stop, then SIGKILL to whatever of the node is left. */
+    /**
+     * SIGTERM to the node's VM (Erlang stops itself on it), SIGKILL to whatever is left after 30 s. Not
+     * {@code rabbitmqctl stop}, which boots a VM of its own; the node's data is deleted next anyway.
+     */
     @Override
     protected void stopServer() {
+        Optional<ProcessHandle> vm = vmPid().flatMap(ProcessHandle::of);
+        vm.ifPresent(ProcessHandle::destroy);
         try {
-            ctl("stop");
-        } catch (RuntimeException e) {
-            System.err.println("rabbitmqctl stop failed for " + NODE + "; killing it: " + e.getMessage());
+            if (vm.isPresent()) {
+                vm.get().onExit().get(30, TimeUnit.SECONDS);
+            }
+        } catch (Exception e) {
+            System.err.println(NODE + " did not stop on SIGTERM within 30 s; killing it: " + e);
         }
-        vmPid().flatMap(ProcessHandle::of).ifPresent(ProcessHandle::destroyForcibly);
+        vm.ifPresent(ProcessHandle::destroyForcibly);
         server.descendants().forEach(ProcessHandle::destroyForcibly);
         server.destroyForcibly();
         try {
@@ -161,6 +179,47 @@ public final class PrivateRabbit extends PrivateServer {
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }
+    }
+
+    /**
+     * The definitions file: guest and {@code users} on {@code /}. RabbitMQ's SHA-256 password hash is base64 of a
+     * 4-byte salt followed by SHA-256 of the salt and the password's UTF-8 bytes.
+     */
+    static String definitions(User... users) {
+        List<User> all = new ArrayList<>();
+        all.add(new User("guest", "guest", ".*", ".*", ".*"));
+        all.addAll(List.of(users));
+        StringJoiner userList = new StringJoiner(",\n    ");
+        StringJoiner permissions = new StringJoiner(",\n    ");
+        for (User u : all) {
+            userList.add("{\"name\": " + json(u.name()) + ", \"password_hash\": " + json(passwordHash(u.password()))
+                    + ", \"hashing_algorithm\": \"rabbit_password_hashing_sha256\", \"tags\": []}");
+            permissions.add("{\"user\": " + json(u.name()) + ", \"vhost\": \"/\", \"configure\": "
+                    + json(u.configure()) + ", \"write\": " + json(u.write()) + ", \"read\": " + json(u.read()) + "}");
+        }
+        return "{\n  \"vhosts\": [{\"name\": \"/\"}],\n  \"users\": [\n    " + userList
+                + "\n  ],\n  \"permissions\": [\n    " + permissions + "\n  ]\n}\n";
+    }
+
+    private static String passwordHash(String password) {
+        byte[] salt = new byte[4];
+        new SecureRandom().nextBytes(salt);
+        try {
+            MessageDigest sha256 = MessageDigest.getInstance("SHA-256");
+            sha256.update(salt);
+            byte[] digest = sha256.digest(password.getBytes(StandardCharsets.UTF_8));
+            byte[] salted = new byte[salt.length + digest.length];
+            System.arraycopy(salt, 0, salted, 0, salt.length);
+            System.arraycopy(digest, 0, salted, salt.length, digest.length);
+            return Base64.getEncoder().encodeToString(salted);
+        } catch (NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
+    /** A JSON string: the regexes' backslashes and any quote escaped. */
+    private static String json(String s) {
+        return "\"" + s.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
     }
 
     private Optional<Long> vmPid() {

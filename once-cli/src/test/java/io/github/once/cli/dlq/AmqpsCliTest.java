@@ -36,7 +36,9 @@ class AmqpsCliTest {
 
     @BeforeAll
     static void startNode() throws Exception {
-        rabbit = PrivateRabbit.start();
+        // The least a dlq operator needs (the last test): read on the dead-letter queue, write on the default exchange.
+        rabbit = PrivateRabbit.start(new PrivateRabbit.User("once-ops", SECRET, "^$", "^amq\\.default$",
+                "^tls-cli-ops\\.once\\.dlq$"));
     }
 
     @AfterAll
@@ -89,8 +91,6 @@ class AmqpsCliTest {
     void dlqListAndMoveAsAUserWithReadOnTheDeadLetterQueueAndWriteOnTheDefaultExchangeOnly() throws Exception {
         String queue = "tls-cli-ops";
         String dlq = Topology.deadLetterQueue(queue);
-        rabbit.ctl("add_user", "once-ops", SECRET);
-        rabbit.ctl("set_permissions", "-p", "/", "once-ops", "^$", "^amq\\.default$", "^tls-cli-ops\\.once\\.dlq$");
         try (Connection connection = rabbit.factory("127.0.0.1", TestCertificates.trusting(rabbit.certs.ca))
                 .newConnection("tls-cli-ops-setup")) {
             Channel channel = connection.createChannel();
