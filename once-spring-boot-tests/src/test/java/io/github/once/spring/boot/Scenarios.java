@@ -25,6 +25,12 @@ import org.springframework.test.context.DynamicPropertyRegistry;
 /** Sending, counting and draining on the real RabbitMQ, for the scenario tests. */
 final class Scenarios {
     /** The queues {@link ScenarioListeners} listen to, each named by property {@code scenario.<name>}. */
+    static final List<String> QUEUES = List.of("single", "header", "reply", "batch", "recover", "close", "soak",
+            "metered");
+
+    private Scenarios() {
+    }
+
     /** A port on 127.0.0.1 where nothing listens (free when asked): a link that is down. */
     static int portWithNothingListening() {
         try (ServerSocket s = new ServerSocket(0)) {
@@ -32,12 +38,6 @@ final class Scenarios {
         } catch (IOException e) {
             throw new UncheckedIOException(e);
         }
-    }
-
-    static final List<String> QUEUES = List.of("single", "header", "reply", "batch", "recover", "close", "soak",
-            "metered");
-
-    private Scenarios() {
     }
 
     /** Fresh names for the queues of one application context, as the {@code scenario.*} properties. */
