@@ -1,5 +1,7 @@
 package io.github.once.rabbitnode;
 
+import com.fasterxml.jackson.core.JsonFactory;
+import com.fasterxml.jackson.core.JsonGenerator;
 import com.rabbitmq.client.Connection;
 import com.rabbitmq.client.ConnectionFactory;
 
@@ -7,6 +9,7 @@ import io.github.once.tls.PrivateServer;
 import io.github.once.tls.TestCertificates;
 
 import java.io.IOException;
+import java.io.StringWriter;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -21,8 +24,9 @@ import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.StringJoiner;
+import java.util.concurrent.ExecutionException;
 import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
 
 import javax.net.ssl.SSLContext;
 
@@ -168,7 +172,9 @@ public final class PrivateRabbit extends PrivateServer {
             if (vm.isPresent()) {
                 vm.get().onExit().get(30, TimeUnit.SECONDS);
             }
-        } catch (Exception e) {
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (ExecutionException | TimeoutException e) {
             System.err.println(NODE + " did not stop on SIGTERM within 30 s; killing it: " + e);
         }
         vm.ifPresent(ProcessHandle::destroyForcibly);
@@ -182,25 +188,49 @@ public final class PrivateRabbit extends PrivateServer {
     }
 
     /**
-     * The definitions file: guest and {@code users} on {@code /}. RabbitMQ's SHA-256 password hash is base64 of a
-     * 4-byte salt followed by SHA-256 of the salt and the password's UTF-8 bytes.
+     * The definitions file: guest and {@code users} on {@code /}, written with Jackson's generator (it escapes the
+     * regexes' backslashes).
      */
-    static String definitions(User... users) {
+    static String definitions(User... users) throws IOException {
         List<User> all = new ArrayList<>();
         all.add(new User("guest", "guest", ".*", ".*", ".*"));
         all.addAll(List.of(users));
-        StringJoiner userList = new StringJoiner(",\n    ");
-        StringJoiner permissions = new StringJoiner(",\n    ");
-        for (User u : all) {
-            userList.add("{\"name\": " + json(u.name()) + ", \"password_hash\": " + json(passwordHash(u.password()))
-                    + ", \"hashing_algorithm\": \"rabbit_password_hashing_sha256\", \"tags\": []}");
-            permissions.add("{\"user\": " + json(u.name()) + ", \"vhost\": \"/\", \"configure\": "
-                    + json(u.configure()) + ", \"write\": " + json(u.write()) + ", \"read\": " + json(u.read()) + "}");
+        StringWriter out = new StringWriter();
+        try (JsonGenerator json = new JsonFactory().createGenerator(out)) {
+            json.writeStartObject();
+            json.writeArrayFieldStart("vhosts");
+            json.writeStartObject();
+            json.writeStringField("name", "/");
+            json.writeEndObject();
+            json.writeEndArray();
+            json.writeArrayFieldStart("users");
+            for (User u : all) {
+                json.writeStartObject();
+                json.writeStringField("name", u.name());
+                json.writeStringField("password_hash", passwordHash(u.password()));
+                json.writeStringField("hashing_algorithm", "rabbit_password_hashing_sha256");
+                json.writeArrayFieldStart("tags");
+                json.writeEndArray();
+                json.writeEndObject();
+            }
+            json.writeEndArray();
+            json.writeArrayFieldStart("permissions");
+            for (User u : all) {
+                json.writeStartObject();
+                json.writeStringField("user", u.name());
+                json.writeStringField("vhost", "/");
+                json.writeStringField("configure", u.configure());
+                json.writeStringField("write", u.write());
+                json.writeStringField("read", u.read());
+                json.writeEndObject();
+            }
+            json.writeEndArray();
+            json.writeEndObject();
         }
-        return "{\n  \"vhosts\": [{\"name\": \"/\"}],\n  \"users\": [\n    " + userList
-                + "\n  ],\n  \"permissions\": [\n    " + permissions + "\n  ]\n}\n";
+        return out.toString();
     }
 
+    /** RabbitMQ's SHA-256 password hash: base64 of a 4-byte salt, then SHA-256 of the salt and the UTF-8 password. */
     private static String passwordHash(String password) {
         byte[] salt = new byte[4];
         new SecureRandom().nextBytes(salt);
@@ -215,11 +245,6 @@ public final class PrivateRabbit extends PrivateServer {
         } catch (NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
         }
-    }
-
-    /** A JSON string: the regexes' backslashes and any quote escaped. */
-    private static String json(String s) {
-        return "\"" + s.replace("\\", "\\\\").replace("\"", "\\\"") + "\"";
     }
 
     private Optional<Long> vmPid() {
