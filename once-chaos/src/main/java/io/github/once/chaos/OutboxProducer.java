@@ -60,34 +60,38 @@ public final class OutboxProducer {
              BufferedWriter out = append(args.get("out"));
              BufferedWriter rolledBackOut = append(args.get("rolled-back"))) {
             ExecutorService threads = Executors.newFixedThreadPool(THREADS);
-            List<Future<?>> done = new ArrayList<>();
-            for (int t = 0; t < THREADS; t++) {
-                int first = t;
-                done.add(threads.submit(() -> {
-                    for (int i = first; i < messages; i += THREADS) {
-                        String id = "m" + i;
-                        // Drawn per id, so the same seed rolls back the same ids whatever the threads' timing.
-                        boolean rollBack = new SplittableRandom(seed * 1_000_003L + i).nextDouble() < rollbackShare;
-                        writeUntilSettled(db, outbox, business, queue, id, rollBack);
-                        BufferedWriter log = rollBack ? rolledBackOut : out;
-                        synchronized (log) {
-                            log.write(id);
-                            log.newLine();
-                            log.flush();
+            try {
+                List<Future<?>> done = new ArrayList<>();
+                for (int t = 0; t < THREADS; t++) {
+                    int first = t;
+                    done.add(threads.submit(() -> {
+                        for (int i = first; i < messages; i += THREADS) {
+                            String id = "m" + i;
+                            // Drawn per id, so the same seed rolls back the same ids whatever the threads' timing.
+                            boolean rollBack = new SplittableRandom(seed * 1_000_003L + i).nextDouble() < rollbackShare;
+                            writeUntilSettled(db, outbox, business, queue, id, rollBack);
+                            BufferedWriter log = rollBack ? rolledBackOut : out;
+                            synchronized (log) {
+                                log.write(id);
+                                log.newLine();
+                                log.flush();
+                            }
+                            (rollBack ? rolledBack : committed).incrementAndGet();
+                            long ahead = start + (long) ((i + 1) / rate * 1e9) - System.nanoTime();
+                            if (ahead > 0) {
+                                Pause.millis(ahead / 1_000_000L);
+                            }
                         }
-                        (rollBack ? rolledBack : committed).incrementAndGet();
-                        long ahead = start + (long) ((i + 1) / rate * 1e9) - System.nanoTime();
-                        if (ahead > 0) {
-                            Pause.millis(ahead / 1_000_000L);
-                        }
-                    }
-                    return null;
-                }));
+                        return null;
+                    }));
+                }
+                for (Future<?> f : done) {
+                    f.get(); // a thread that gave up fails the producer, and so the run
+                }
+            } finally {
+                // A thread that gave up must not leave the others running: the process would never exit.
+                threads.shutdownNow();
             }
-            for (Future<?> f : done) {
-                f.get(); // a thread that gave up fails the producer, and so the run
-            }
-            threads.shutdown();
         }
         System.out.println("committed " + committed + " transactions, rolled back " + rolledBack);
     }
