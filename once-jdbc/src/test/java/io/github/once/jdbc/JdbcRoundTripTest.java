@@ -207,6 +207,30 @@ class JdbcRoundTripTest {
         abstract Calls batchCompletion();
 
         @Test
+        @DisplayName("a batch of new keys, a completed key and a busy key: each answered, in the statements its database needs")
+        void batchWithKeysThatHaveARow() {
+            Lease done = acquire(plain, "done");
+            assertThat(StoreCalls.complete(plain, done, "r".getBytes(), RETENTION)).isTrue();
+            acquire(plain, "live");
+            take();
+
+            List<ClaimResult> results = counted.claim(List.of(request("new-1"), request("done"), request("new-2"),
+                    request("live")));
+
+            assertThat(results).hasExactlyElementsOfTypes(ClaimResult.Acquired.class, ClaimResult.Duplicate.class,
+                    ClaimResult.Acquired.class, ClaimResult.Busy.class);
+            assertThat(take()).isEqualTo(batchWithKeysThatHaveARowCalls());
+            for (int i : new int[] {0, 2}) {
+                Lease lease = ((ClaimResult.Acquired) results.get(i)).lease();
+                assertThat(StoreCalls.find(plain, lease.key()).orElseThrow().token()).isEqualTo(lease.token());
+            }
+            assertThat(((ClaimResult.Duplicate) results.get(1)).record().result()).isEqualTo("r".getBytes());
+        }
+
+        /** What a claim batch holding keys that have a row costs on this database. */
+        abstract Calls batchWithKeysThatHaveARowCalls();
+
+        @Test
         @DisplayName("a batch with a key twice runs in one transaction: two statements, one commit")
         void repeatedKeyRunsInOneTransaction() {
             take();
@@ -279,6 +303,12 @@ class JdbcRoundTripTest {
         Calls batchCompletion() {
             return Calls.oneAutoCommitted(); // UPDATE ... RETURNING answers which keys it completed
         }
+
+        /** The new keys are inserted first; the two keys with a row go through the full claim after. */
+        @Override
+        Calls batchWithKeysThatHaveARowCalls() {
+            return new Calls(2, 2, 0, 0, 0);
+        }
     }
 
     @Nested
@@ -292,6 +322,11 @@ class JdbcRoundTripTest {
         @Override
         Calls batchCompletion() {
             return new Calls(1, 0, 1, 0, 2);
+        }
+
+        @Override
+        Calls batchWithKeysThatHaveARowCalls() {
+            return Calls.oneAutoCommitted();
         }
 
         /**

@@ -114,20 +114,49 @@ public final class Claims {
      */
     List<ClaimResult> claimOrUnseen(Connection c, List<ClaimRequest> requests, boolean completed) throws SQLException {
         long[] claimIds = new long[requests.size()];
+        for (int i = 0; i < claimIds.length; i++) {
+            claimIds[i] = ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);
+        }
         Map<String, Row> rows = new HashMap<>();
-        try (PreparedStatement ps = c.prepareStatement(sql.claim(requests.size(), completed))) {
+        List<Integer> left = new ArrayList<>(requests.size());
+        for (int i = 0; i < requests.size(); i++) {
+            left.add(i);
+        }
+        // A batch inserts its new keys first, by a plain insert, and sends only the keys that have a row through the
+        // full claim: one statement more when the batch holds a duplicate. A single key keeps the one statement,
+        // whose look-up costs a new key less than a second round trip costs a duplicate.
+        String newKeys = requests.size() > 1 ? sql.claimNewKeys(requests.size(), completed) : null;
+        if (newKeys != null) {
+            run(c, newKeys, requests, left, claimIds, rows);
+            left.removeIf(i -> rows.containsKey(id(requests.get(i).key())));
+        }
+        if (!left.isEmpty()) {
+            run(c, sql.claim(left.size(), completed), requests, left, claimIds, rows);
+        }
+        List<ClaimResult> results = new ArrayList<>(requests.size());
+        for (int i = 0; i < requests.size(); i++) {
+            ClaimRequest r = requests.get(i);
+            Row row = rows.get(id(r.key()));
+            if (row == null) {
+                row = heldRow(c, r);
+            }
+            results.add(row == null ? null : answer(r, row, claimIds[i]));
+        }
+        return results;
+    }
+
+    /** Runs claim statement {@code statement} for the requests at {@code indexes}, putting the rows it returns. */
+    private void run(Connection c, String statement, List<ClaimRequest> requests, List<Integer> indexes,
+                     long[] claimIds, Map<String, Row> rows) throws SQLException {
+        try (PreparedStatement ps = c.prepareStatement(statement)) {
             ps.setQueryTimeout(queryTimeoutSeconds);
             // Bind in key order so that concurrent batches lock rows in the same order and cannot deadlock.
-            Integer[] order = new Integer[requests.size()];
-            for (int i = 0; i < order.length; i++) {
-                order[i] = i;
-            }
+            Integer[] order = indexes.toArray(Integer[]::new);
             Arrays.sort(order, Comparator.comparing(i -> id(requests.get(i).key())));
             int p = 1;
             for (int i : order) {
                 ClaimRequest r = requests.get(i);
                 long lease = micros(r.leaseDuration());
-                claimIds[i] = ThreadLocalRandom.current().nextLong(1, Long.MAX_VALUE);
                 sql.bindText(ps, p++, r.key().namespace());
                 sql.bindText(ps, p++, r.key().storageId());
                 ps.setLong(p++, lease);
@@ -141,16 +170,6 @@ public final class Claims {
                 }
             }
         }
-        List<ClaimResult> results = new ArrayList<>(requests.size());
-        for (int i = 0; i < requests.size(); i++) {
-            ClaimRequest r = requests.get(i);
-            Row row = rows.get(id(r.key()));
-            if (row == null) {
-                row = heldRow(c, r);
-            }
-            results.add(row == null ? null : answer(r, row, claimIds[i]));
-        }
-        return results;
     }
 
     /**

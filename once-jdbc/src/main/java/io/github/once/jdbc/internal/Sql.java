@@ -43,6 +43,7 @@ public final class Sql {
     public final JdbcDialect dialect;
     public final String table;
     private final Map<Integer, String> claims = new ConcurrentHashMap<>();
+    private final Map<Integer, String> newKeyClaims = new ConcurrentHashMap<>();
     private final ClaimBuilder claimBuilder;
     private final Map<Integer, String> completions = new ConcurrentHashMap<>();
 
@@ -158,6 +159,21 @@ public final class Sql {
         return claims.computeIfAbsent(completed ? -rows : rows, k -> claimBuilder.build(rows, completed));
     }
 
+    /**
+     * PostgreSQL only (null otherwise): the claim of those of {@code rows} distinct keys that have no row yet, which
+     * it inserts and returns; it leaves the others as they are, for {@link #claim} to answer. The common case, a
+     * batch of new keys, then costs one plain insert per key instead of the full claim's look-up of each key.
+     */
+    public String claimNewKeys(int rows, boolean completed) {
+        if (dialect != JdbcDialect.POSTGRESQL) {
+            return null;
+        }
+        return newKeyClaims.computeIfAbsent(completed ? -rows : rows, k -> "INSERT INTO " + table + " AS t ("
+                + INSERTED + ") " + postgresNewRows(completed) + " FROM (VALUES " + postgresClaimValues(rows)
+                + ") AS v(ns, k, lease, expiry, fp, claim_id) CROSS JOIN (SELECT clock_timestamp() AS now) AS c"
+                + " ON CONFLICT (namespace, record_key) DO NOTHING RETURNING " + RETURNED);
+    }
+
     private interface ClaimBuilder {
         String build(int rows, boolean completed);
     }
@@ -249,13 +265,26 @@ public final class Sql {
                 + row + "takeovers + 1 ELSE 0 END";
     }
 
-    private String postgresClaim(int rows, boolean completed) {
+    /** The VALUES rows of a PostgreSQL claim: namespace, key, lease and expiry micros, fingerprint, claim id. */
+    private static String postgresClaimValues(int rows) {
         StringJoiner values = new StringJoiner(", ");
         for (int i = 0; i < rows; i++) {
             values.add(i == 0
                     ? "(CAST(? AS VARCHAR), CAST(? AS VARCHAR), CAST(? AS BIGINT), CAST(? AS BIGINT), CAST(? AS VARCHAR), CAST(? AS BIGINT))"
                     : "(?, ?, ?, ?, ?, ?)");
         }
+        return values.toString();
+    }
+
+    /** The row a PostgreSQL claim inserts for a key from v, at c.now. */
+    private static String postgresNewRows(boolean completed) {
+        return "SELECT v.ns, v.k, " + state(completed) + ", CAST(EXTRACT(EPOCH FROM c.now) * 1000000 AS BIGINT),"
+                + " c.now + v.lease * INTERVAL '1 microsecond', c.now + v.expiry * INTERVAL '1 microsecond',"
+                + " v.fp, NULL, v.claim_id, 0, c.now, " + (completed ? "c.now" : "NULL");
+    }
+
+    private String postgresClaim(int rows, boolean completed) {
+        String values = postgresClaimValues(rows);
         String returnedT = "t." + RETURNED.replace(", ", ", t.");
         // held: rows the statement's snapshot shows completed or under a live lease. They answer the claim as they
         // are, so a duplicate neither writes nor locks (no new row version, no transaction id, no WAL flush at
@@ -270,10 +299,7 @@ public final class Sql {
                 + " held AS (SELECT " + returnedT + " FROM v CROSS JOIN c CROSS JOIN LATERAL (SELECT * FROM " + table
                 + " AS r WHERE r.namespace = v.ns AND r.record_key = v.k OFFSET 0) AS t"
                 + " WHERE NOT " + takeable("t.", "c.now") + "),"
-                + " taken AS (INSERT INTO " + table + " AS t (" + INSERTED + ")"
-                + " SELECT v.ns, v.k, " + state(completed) + ", CAST(EXTRACT(EPOCH FROM c.now) * 1000000 AS BIGINT),"
-                + " c.now + v.lease * INTERVAL '1 microsecond', c.now + v.expiry * INTERVAL '1 microsecond',"
-                + " v.fp, NULL, v.claim_id, 0, c.now, " + (completed ? "c.now" : "NULL")
+                + " taken AS (INSERT INTO " + table + " AS t (" + INSERTED + ") " + postgresNewRows(completed)
                 + " FROM v CROSS JOIN c"
                 + " WHERE NOT EXISTS (SELECT 1 FROM held AS h WHERE h.namespace = v.ns AND h.record_key = v.k)"
                 + " ON CONFLICT (namespace, record_key) DO UPDATE SET state = EXCLUDED.state,"
