@@ -164,7 +164,7 @@ public final class Sql {
      * it inserts and returns; it leaves the others as they are, for {@link #claim} to answer. The common case, a
      * batch of new keys, then costs one plain insert per key instead of the full claim's look-up of each key.
      */
-    public String claimNewKeys(int rows, boolean completed) {
+    String claimNewKeys(int rows, boolean completed) {
         if (dialect != JdbcDialect.POSTGRESQL) {
             return null;
         }
